@@ -1,0 +1,128 @@
+package io.awareactive.core.internal;
+
+import io.awareactive.core.RingCursor;
+import io.awareactive.core.Ring;
+import io.awareactive.core.RotateOutcome;
+import io.awareactive.core.RotationBlocker;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import reactor.core.publisher.Mono;
+
+/**
+ * Ring rotation: one short transaction that appends {@code (generation + 1, next slot)} to the ring's ledger when
+ * the next slot is empty and free of uncommitted writers and the ring is not idle.
+ */
+public final class Rotator {
+
+    private final ConnectionFactory connectionFactory;
+    private final Schema schema;
+    private final long lockTimeoutMillis;
+
+    /**
+     * Creates a rotator.
+     *
+     * @param connectionFactory pooled connections
+     * @param schema the schema
+     * @param lockTimeoutMillis the effective lock timeout, set transaction-locally first
+     */
+    public Rotator(ConnectionFactory connectionFactory, Schema schema, long lockTimeoutMillis) {
+        this.connectionFactory = connectionFactory;
+        this.schema = schema;
+        this.lockTimeoutMillis = lockTimeoutMillis;
+    }
+
+    /**
+     * Rotates the ring once.
+     *
+     * @param ring the ring
+     * @return the outcome; errors with the database failure for anything but a busy serializer or an uncommitted
+     *     writer in the next slot
+     */
+    public Mono<RotateOutcome> rotate(Ring ring) {
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+                        .then(RingReads.tryLockSerializer(c, schema, ring))
+                        .flatMap(locked -> RingReads.state(c, schema, ring).flatMap(state -> {
+                            int next = (state.cursor().slot() + 1) % state.slotCount();
+                            if (!locked) {
+                                return Mono.error(new EarlyExit(busy(next, RotationBlocker.SERIALIZER_BUSY), null));
+                            }
+                            return rotateLocked(c, ring, state, next);
+                        })))
+                .onErrorResume(EarlyExit.class, exit -> Mono.just(exit.outcome(RotateOutcome.class)));
+    }
+
+    private Mono<RotateOutcome> rotateLocked(Connection c, Ring ring, RingReads.RingState state, int next) {
+        return busyFamilies(c, ring, next).flatMap(blockers -> {
+            if (!blockers.isEmpty()) {
+                return Mono.just(new RotateOutcome.SkippedBusy(next, blockers));
+            }
+            RingCursor cursor = state.cursor();
+            return probeInflightWriters(c, ring, next)
+                    .then(ringIsIdle(c, ring))
+                    .flatMap(idle -> idle
+                            ? Mono.just(new RotateOutcome.SkippedIdle(cursor.slot(), cursor.generation()))
+                            : advance(c, ring, cursor.generation() + 1, next));
+        });
+    }
+
+    /** Busy gate: one blocker per non-empty family child of the next slot. */
+    private Mono<Set<RotationBlocker>> busyFamilies(Connection c, Ring ring, int next) {
+        List<RotationBlocker> familyBlockers = new ArrayList<>();
+        for (RotationBlocker blocker : RotationBlocker.values()) {
+            if (blocker.ring() == ring) {
+                familyBlockers.add(blocker);
+            }
+        }
+        String sql = familyBlockers.stream()
+                .map(b -> "EXISTS (SELECT 1 FROM " + schema.child(b.family(), next) + ")")
+                .collect(Collectors.joining(", ", "SELECT ", ""));
+        return Db.queryOne(c, sql, row -> {
+            Set<RotationBlocker> busy = EnumSet.noneOf(RotationBlocker.class);
+            for (int i = 0; i < familyBlockers.size(); i++) {
+                if (Db.get(row, i, Boolean.class)) {
+                    busy.add(familyBlockers.get(i));
+                }
+            }
+            return busy;
+        });
+    }
+
+    /**
+     * In-flight writer probe: {@code SHARE} conflicts with a writer's {@code ROW EXCLUSIVE} but not with readers,
+     * and {@code NOWAIT} never queues. An uncommitted insert into the next slot makes the rotation busy.
+     */
+    private Mono<Void> probeInflightWriters(Connection c, Ring ring, int next) {
+        String targets = Schema.insertTargets(ring).stream()
+                .map(family -> schema.child(family, next))
+                .collect(Collectors.joining(", "));
+        return Db.execute(c, "LOCK TABLE " + targets + " IN SHARE MODE NOWAIT")
+                .onErrorMap(SqlStates::isLockNotAvailable,
+                        error -> new EarlyExit(busy(next, RotationBlocker.INFLIGHT_WRITES), error));
+    }
+
+    /** Idle gate: every parent of the ring is empty, so prune has reclaimed every slot holding rows. */
+    private Mono<Boolean> ringIsIdle(Connection c, Ring ring) {
+        String sql = Schema.families(ring).stream()
+                .map(family -> "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")")
+                .collect(Collectors.joining(" AND ", "SELECT ", ""));
+        return Db.queryOne(c, sql, row -> Db.get(row, 0, Boolean.class));
+    }
+
+    /** Compare-and-swap on the ledger's generation key: a concurrent writer bypassing the serializer loses. */
+    private Mono<RotateOutcome> advance(Connection c, Ring ring, long generation, int next) {
+        return Db.update(c, "INSERT INTO " + schema.ledger(ring) + " (generation, slot) VALUES ($1, $2)"
+                        + " ON CONFLICT (generation) DO NOTHING", generation, next)
+                .map(rows -> rows == 1
+                        ? new RotateOutcome.Rotated(next, generation)
+                        : busy(next, RotationBlocker.LOST_CAS));
+    }
+
+    private static RotateOutcome busy(int next, RotationBlocker blocker) {
+        return new RotateOutcome.SkippedBusy(next, Set.of(blocker));
+    }
+}

@@ -1,0 +1,197 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.core.RotateOutcome.Rotated;
+import io.awareactive.core.RotateOutcome.SkippedBusy;
+import io.awareactive.core.RotateOutcome.SkippedIdle;
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+@AwaPostgresTest
+final class RotationIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db;
+    private String schema;
+    private QueueStorage storage;
+
+    RotationIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeEach
+    void installFreshSchema() {
+        schema = db.newSchemaName();
+        storage = Fixtures.installed(db.connectionFactory(), schema);
+    }
+
+    private String t(String table) {
+        return "\"" + schema + "\"." + table;
+    }
+
+    private void doneRow(int slot, long jobId) {
+        db.execute("INSERT INTO " + t("done_entries") + " (ready_slot, job_id, run_lease, ready_generation, queue,"
+                + " priority, kind, state, attempt) VALUES (" + slot + ", " + jobId + ", 0, 0, 'q', 2, 'k',"
+                + " 'completed', 1)");
+    }
+
+    private RotateOutcome rotate(Ring ring) {
+        return storage.rotate(ring).block(WAIT);
+    }
+
+    private long ledgerRows(Ring ring) {
+        return db.queryLong("SELECT count(*) FROM " + t(ring.label() + "_ring_rotations"));
+    }
+
+    @Test
+    void shouldSkipIdleRingWithoutWritingAnything() {
+        for (Ring ring : Ring.values()) {
+            assertThat(rotate(ring)).isEqualTo(new SkippedIdle(0, 0));
+            assertThat(ledgerRows(ring)).isEqualTo(1);
+        }
+        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 0));
+    }
+
+    @Test
+    void shouldRotateWhileRowsRemainUntilTheNextSlotIsBusyThenFreezeWhenDrained() {
+        doneRow(0, 1);
+
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
+        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 1, 1));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(2, 2));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(3, 3));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(0, Set.of(RotationBlocker.QUEUE_DONE_ROWS)));
+        assertThat(ledgerRows(Ring.QUEUE)).isEqualTo(4);
+
+        db.execute("TRUNCATE " + t("done_entries_0"));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(3, 3));
+        assertThat(ledgerRows(Ring.QUEUE)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldNameEveryNonEmptyFamilyOfTheNextSlot() {
+        doneRow(1, 7);
+        db.execute("INSERT INTO " + t("ready_tombstones") + " (ready_slot, queue, priority, enqueue_shard, lane_seq,"
+                + " job_id) VALUES (1, 'q', 2, 0, 1, 7)");
+        db.execute("INSERT INTO " + t("leases") + " (lease_slot, job_id, run_lease, lease_generation, ready_slot,"
+                + " ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt,"
+                + " max_attempts, worker_id, heartbeat_at) VALUES (1, 7, 1, 0, 0, 0, 0, 1, 'q', 2, 0, 1, 1, 1, 'w',"
+                + " now())");
+        db.execute("INSERT INTO " + t("lease_claims") + " (claim_slot, receipt_id, claim_generation, job_id,"
+                + " run_lease, ready_slot, ready_generation, lease_slot) VALUES (1, 1, 0, 7, 1, 0, 0, 0)");
+        db.execute("INSERT INTO " + t("lease_claim_closures") + " (claim_slot, receipt_id, job_id, run_lease,"
+                + " ready_slot, ready_generation, outcome) VALUES (1, 1, 7, 1, 0, 0, 'completed')");
+
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(1,
+                Set.of(RotationBlocker.QUEUE_DONE_ROWS, RotationBlocker.QUEUE_TOMBSTONES)));
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedBusy(1, Set.of(RotationBlocker.LEASE_ROWS)));
+        assertThat(rotate(Ring.CLAIM)).isEqualTo(new SkippedBusy(1,
+                Set.of(RotationBlocker.CLAIM_ROWS, RotationBlocker.CLAIM_CLOSURE_ROWS)));
+        for (Ring ring : Ring.values()) {
+            assertThat(ledgerRows(ring)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldSeeAnUncommittedInsertIntoTheNextSlotAsInflightWrites() throws Exception {
+        try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
+            writer.setAutoCommit(false);
+            statement.execute("INSERT INTO " + t("ready_entries") + " (ready_slot, queue, priority, enqueue_shard,"
+                    + " lane_seq, ready_generation, job_id, kind, args, attempt, max_attempts) VALUES"
+                    + " (1, 'q', 2, 0, 1, 1, 99, 'k', '{}', 1, 1)");
+
+            assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(1, Set.of(RotationBlocker.INFLIGHT_WRITES)));
+            assertThat(ledgerRows(Ring.QUEUE)).isEqualTo(1);
+
+            writer.rollback();
+        }
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(0, 0));
+    }
+
+    @Test
+    void shouldAnswerSerializerBusyAtOnceWhenAnotherSessionHoldsTheRing() throws Exception {
+        doneRow(0, 1);
+        try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+            statement.execute("SELECT pg_advisory_lock(hashtextextended('awa-reactive.ring:" + schema
+                    + ":queue', 0))");
+
+            assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(1, Set.of(RotationBlocker.SERIALIZER_BUSY)));
+            assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(0, 0));
+        }
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
+    }
+
+    @Test
+    void shouldLoseTheCompareAndSwapToAWriterThatBypassedTheSerializer() throws Exception {
+        doneRow(0, 1);
+        QueueStorage patient = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema,
+                b -> b.pruneLockTimeout(Duration.ofSeconds(20))));
+        try (Connection bypass = db.openJdbc(); Statement statement = bypass.createStatement()) {
+            bypass.setAutoCommit(false);
+            statement.execute("INSERT INTO " + t("queue_ring_rotations") + " (generation, slot) VALUES (1, 1)");
+
+            CompletableFuture<RotateOutcome> rotation = patient.rotate(Ring.QUEUE).toFuture();
+            await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%queue_ring_rotations%ON CONFLICT%'") == 1);
+            bypass.commit();
+
+            assertThat(rotation.get()).isEqualTo(new SkippedBusy(1, Set.of(RotationBlocker.LOST_CAS)));
+        }
+        assertThat(ledgerRows(Ring.QUEUE)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldKeepTheLedgerContiguousUnderTwentyConcurrentRotators() {
+        int rounds = 8;
+        int rotated = 0;
+        for (int round = 0; round < rounds; round++) {
+            RingCursor cursor = storage.cursor(Ring.QUEUE).block(WAIT);
+            db.execute("TRUNCATE " + t("done_entries"));
+            doneRow(cursor.slot(), round + 1);
+
+            List<RotateOutcome> outcomes = Flux.range(0, 20)
+                    .flatMap(i -> storage.rotate(Ring.QUEUE).subscribeOn(Schedulers.boundedElastic()), 20)
+                    .collectList()
+                    .block(WAIT);
+
+            assertThat(outcomes).hasSize(20).allSatisfy(outcome -> assertThat(outcome)
+                    .isInstanceOfAny(Rotated.class, SkippedBusy.class, SkippedIdle.class));
+            rotated += (int) outcomes.stream().filter(Rotated.class::isInstance).count();
+        }
+        List<Long> generations = db.query("SELECT generation FROM " + t("queue_ring_rotations")
+                + " ORDER BY generation", rs -> rs.getLong(1));
+        assertThat(generations).hasSize(rotated + 1);
+        for (int i = 0; i < generations.size(); i++) {
+            assertThat(generations.get(i)).isEqualTo(i);
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM " + t("queue_ring_rotations")
+                + " WHERE slot <> generation % 4")).isZero();
+        assertThat(rotated).isPositive();
+    }
+
+    @Test
+    void shouldReadTheCursorOfEachRingIndependently() {
+        doneRow(0, 1);
+        rotate(Ring.QUEUE);
+        rotate(Ring.QUEUE);
+        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
+        assertThat(storage.cursor(Ring.LEASE).block(WAIT)).isEqualTo(new RingCursor(Ring.LEASE, 0, 0));
+        QueueStorage other = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema,
+                UnaryOperator.identity()));
+        assertThat(other.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
+    }
+}

@@ -1,0 +1,69 @@
+package io.awareactive.testkit;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+
+/**
+ * Installs BlockHound once per JVM so a test fails when code blocks a Reactor non-blocking thread (a {@code
+ * block()}, JDBC, {@code Thread.sleep}, a blocking socket or file write). Every detected call is recorded — so a test
+ * can assert none happened even where the error was swallowed — and thrown as a {@link BlockingOperationError}.
+ *
+ * <p>Logging frames are allow-listed: console and file appenders write with blocking I/O, which is a property of the
+ * logging setup, not of the code under test. Needs {@code io.projectreactor.tools:blockhound} on the test class path
+ * and, on Java 13+, the JVM flag {@code -XX:+AllowRedefinitionToAddDeleteMethods}.
+ */
+public final class BlockingCallGuard {
+
+    private static final AtomicBoolean INSTALLED = new AtomicBoolean();
+    private static final List<String> VIOLATIONS = new CopyOnWriteArrayList<>();
+
+    private BlockingCallGuard() {
+    }
+
+    /** Installs BlockHound unless already installed in this JVM; safe to call from every test class. */
+    public static void install() {
+        if (!INSTALLED.compareAndSet(false, true)) {
+            return;
+        }
+        // BlockHound.install(..) also loads the integrations on the class path (Reactor's marks its non-blocking
+        // threads); a bare builder would detect nothing.
+        BlockHound.install(builder -> builder
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "subAppend")
+                .allowBlockingCallsInside("ch.qos.logback.core.rolling.RollingFileAppender", "subAppend")
+                .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
+                .blockingMethodCallback(method -> {
+                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
+                    throw new BlockingOperationError(method);
+                }));
+    }
+
+    /**
+     * The blocking calls detected since installation (or the last {@link #clear()}), oldest first.
+     *
+     * @return an immutable snapshot
+     */
+    public static List<String> violations() {
+        return List.copyOf(VIOLATIONS);
+    }
+
+    /** Forgets the recorded violations. */
+    public static void clear() {
+        VIOLATIONS.clear();
+    }
+
+    /**
+     * Throws when any blocking call was detected.
+     *
+     * @throws AssertionError listing the detected calls
+     */
+    public static void assertNoViolations() {
+        List<String> found = violations();
+        if (!found.isEmpty()) {
+            throw new AssertionError("blocking calls on non-blocking threads: " + found);
+        }
+    }
+}
