@@ -44,6 +44,7 @@ final class AwaQueue implements QueueSystem<Job> {
     private final QueueStorage storage;
     private final PruneStats pruneStats = new PruneStats();
     private final String parentLookupSql;
+    private final int enqueueShards;
     private @Nullable Engine engine;
 
     /** A running engine and what it runs on. */
@@ -51,8 +52,9 @@ final class AwaQueue implements QueueSystem<Job> {
             Scheduler outcomeScheduler, Disposable outcomes) {
     }
 
-    AwaQueue(BenchDatabase database, String schema, ConnectionPool pool, String payload) {
+    AwaQueue(BenchDatabase database, String schema, ConnectionPool pool, String payload, int enqueueShards) {
         this.database = database;
+        this.enqueueShards = enqueueShards;
         this.schema = schema;
         this.pool = pool;
         this.payload = payload;
@@ -78,9 +80,15 @@ final class AwaQueue implements QueueSystem<Job> {
         return schema;
     }
 
+    /**
+     * Installs the schema and gives the queue its enqueue shards. There is no admin API for the shard count yet, so
+     * it is written to {@code queue_meta} before the first enqueue creates the queue's lanes.
+     */
     @Override
     public Mono<Void> install() {
-        return storage.install();
+        return storage.install().then(Db.withConnection(pool, c -> Db.update(c, "INSERT INTO \"" + schema
+                + "\".queue_meta (queue, enqueue_shards) VALUES ($1, $2) ON CONFLICT (queue) DO UPDATE"
+                + " SET enqueue_shards = EXCLUDED.enqueue_shards", QUEUE, enqueueShards))).then();
     }
 
     @Override

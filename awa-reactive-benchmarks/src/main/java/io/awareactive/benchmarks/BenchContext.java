@@ -63,7 +63,7 @@ final class BenchContext {
                 "bench-" + label, size);
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
-            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload);
+            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards());
             default -> throw new IllegalArgumentException("unknown system " + label);
         };
     }

@@ -38,6 +38,8 @@ final class BenchOptions {
             new Flag("enqueue-batch", "N", "50", "jobs per enqueue round trip"),
             new Flag("backlog", "N", "2000", "closed loop: producers wait while enqueued - completed >= N"),
             new Flag("payload-bytes", "N", "256", "size of each job's JSON args"),
+            new Flag("enqueue-shards", "N", "= --workers",
+                    "awa-reactive: enqueue shards (lanes) of the queue; claimers of one lane take turns"),
             new Flag("sample-interval", "D", "1s", "time-series resolution (jobs/s, latency, bytes, dead tuples)"),
             new Flag("rotate-interval", "D", "1s (lookup-pressure: 250ms)", "awa-reactive ring rotate/prune interval"),
             new Flag("lock-timeout", "D", "10ms", "awa-reactive prune lock timeout (all scenarios but claim-latency)"),
@@ -142,6 +144,7 @@ final class BenchOptions {
         enqueueBatch();
         backlog();
         payloadBytes();
+        enqueueShards();
         sampleInterval();
         if (values.containsKey("rotate-interval")) {
             positiveDuration("rotate-interval");
@@ -241,6 +244,14 @@ final class BenchOptions {
 
     int payloadBytes() {
         return positiveInt("payload-bytes", 256);
+    }
+
+    int enqueueShards() {
+        int shards = positiveInt("enqueue-shards", Math.min(64, workers()));
+        if (shards > 64) {
+            throw new IllegalArgumentException("--enqueue-shards must be between 1 and 64, was " + shards);
+        }
+        return shards;
     }
 
     Duration sampleInterval() {

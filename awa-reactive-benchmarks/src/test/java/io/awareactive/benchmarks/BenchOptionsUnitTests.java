@@ -71,6 +71,8 @@ final class BenchOptionsUnitTests {
             assertThat(options.enqueueBatch()).isEqualTo(50);
             assertThat(options.backlog()).isEqualTo(2000);
             assertThat(options.payloadBytes()).isEqualTo(256);
+            assertThat(options.enqueueShards()).isEqualTo(4);
+            assertThat(BenchOptions.parse("1", "--workers", "2").enqueueShards()).isEqualTo(2);
             assertThat(options.lockTimeout()).isEqualTo(Duration.ofMillis(10));
             assertThat(options.lockTimeouts()).containsExactly(Duration.ofMillis(10), Duration.ofMillis(100),
                     Duration.ofSeconds(1));
@@ -122,6 +124,8 @@ final class BenchOptionsUnitTests {
                     .withMessage("--rates must list integers >= 0, was 10,-1");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("5", "--lookup-modes", "scan"))
                     .withMessage("--lookup-modes must list api and/or parent, was scan");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--enqueue-shards", "65"))
+                    .withMessage("--enqueue-shards must be between 1 and 64, was 65");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("3", "--rows", ","))
                     .withMessage("--rows must not be empty, was ','");
         }
