@@ -14,6 +14,7 @@ import io.awareactive.core.PruneOutcome.SkippedActive;
 import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.Pruner;
 import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
@@ -320,8 +321,8 @@ final class PruneLockingIntegrationTests {
 
     @Test
     void shouldNotBlockAReactorThreadWhilePruning() throws Exception {
-        io.awareactive.testkit.BlockingCallGuard.install();
-        io.awareactive.testkit.BlockingCallGuard.clear();
+        BlockingCallGuard.install();
+        BlockingCallGuard.clear();
         finishedWorkInSlotZero();
         try (Connection reader = rows.reader("leases_0")) {
             assertThat(Mono.defer(() -> storage.prune(Ring.LEASE)).block(WAIT))
@@ -331,6 +332,6 @@ final class PruneLockingIntegrationTests {
         for (Ring ring : Ring.values()) {
             assertThat(prune(storage, ring)).isInstanceOf(Pruned.class);
         }
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
+        BlockingCallGuard.assertNoViolations();
     }
 }
