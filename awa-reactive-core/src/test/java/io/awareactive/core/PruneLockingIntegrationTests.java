@@ -226,7 +226,7 @@ final class PruneLockingIntegrationTests {
 
     @Test
     void shouldNotBeDelayedByAHeldRingStateRow() throws Exception {
-        QueueStorage patient = storageWith(db.connectionFactory(), Duration.ofSeconds(5));
+        QueueStorage patient = storageWith(db.connectionFactory(), Duration.ofSeconds(10));
         finishedWorkInSlotZero();
         try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -235,7 +235,7 @@ final class PruneLockingIntegrationTests {
             long start = System.nanoTime();
             assertThat(prune(patient, Ring.QUEUE)).isInstanceOf(Pruned.class);
             assertThat(patient.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.class);
-            assertThat(elapsedMillis(start)).isLessThan(1000);
+            assertThat(elapsedMillis(start)).as("far below the 10 s lock timeout").isLessThan(5000);
             holder.rollback();
         }
     }
