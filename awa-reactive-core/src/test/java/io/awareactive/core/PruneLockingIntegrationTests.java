@@ -14,7 +14,6 @@ import io.awareactive.core.PruneOutcome.SkippedActive;
 import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.Pruner;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
@@ -30,7 +29,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /** Prune under the transaction-local lock timeout: blocked fast, outwaiting, rollback, serializer, no leak. */
 @AwaPostgresTest
@@ -317,21 +315,5 @@ final class PruneLockingIntegrationTests {
                 .allMatch(o -> o instanceof SkippedActive || o instanceof Blocked)
                 .anyMatch(o -> o.equals(new SkippedActive(0, SkipReason.CLAIM_OPEN)));
         assertThat(rows.rows("lease_claims_0")).isEqualTo(1);
-    }
-
-    @Test
-    void shouldNotBlockAReactorThreadWhilePruning() throws Exception {
-        BlockingCallGuard.install();
-        BlockingCallGuard.clear();
-        finishedWorkInSlotZero();
-        try (Connection reader = rows.reader("leases_0")) {
-            assertThat(Mono.defer(() -> storage.prune(Ring.LEASE)).block(WAIT))
-                    .isEqualTo(new Blocked(0, BlockedCause.LOCK_TIMEOUT));
-            reader.rollback();
-        }
-        for (Ring ring : Ring.values()) {
-            assertThat(prune(storage, ring)).isInstanceOf(Pruned.class);
-        }
-        BlockingCallGuard.assertNoViolations();
     }
 }
