@@ -236,7 +236,7 @@ final class LifecycleIntegrationTests {
 
     @Test
     void shouldNotClaimAScheduledJobBeforeItsRunAt() {
-        Instant runAt = Instant.now().plusMillis(1500);
+        Instant runAt = Instant.now().plusSeconds(3);
         long id = storage.enqueue(JobRequest.builder("q", "k").runAt(runAt).build()).block(WAIT);
         assertThat(storage.status(id).block(WAIT).runAt()).isEqualTo(runAt.truncatedTo(
                 java.time.temporal.ChronoUnit.MICROS));
@@ -283,7 +283,7 @@ final class LifecycleIntegrationTests {
     @Test
     void shouldRescueAStaleAttemptAndIgnoreItsLateCompletion() {
         QueueStorage s = storage(b -> b.heartbeatInterval(Duration.ofMillis(100))
-                .leaseStaleAfter(Duration.ofMillis(300)).retryBackoffBase(Duration.ZERO));
+                .leaseStaleAfter(Duration.ofSeconds(1)).retryBackoffBase(Duration.ZERO));
         long id = s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         Job stale = claimOne(s);
         assertThat(s.rescue(10).block(WAIT)).isZero();

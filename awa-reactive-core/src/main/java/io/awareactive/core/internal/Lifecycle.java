@@ -287,13 +287,14 @@ public final class Lifecycle {
         if (ranges.isEmpty()) {
             return Mono.empty();
         }
-        List<ClaimRow> sorted = ranges.stream()
-                .sorted(Comparator.comparingInt(ClaimRow::priority).thenComparingInt(ClaimRow::shard)).toList();
-        String sql = "SELECT " + schema.table("advance_claim_cursor") + "($1, $2::smallint, $3, $4)";
-        return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
-                        .thenMany(Flux.fromIterable(sorted).concatMap(r -> Db.query(c, sql, row -> 1, queue,
-                                r.priority(), r.shard(), r.rangeNext())))
-                        .then(Mono.just(true)))
+        // One statement, so one short transaction of its own; the function sets its lock timeout first.
+        String sql = "SELECT " + schema.table("advance_claim_cursors")
+                + "($1, $2::smallint[], $3::int[], $4::bigint[], $5)";
+        return Db.withConnection(factory, c -> Db.query(c, sql, row -> 1, queue,
+                        ranges.stream().map(ClaimRow::priority).toArray(Integer[]::new),
+                        ranges.stream().map(ClaimRow::shard).toArray(Integer[]::new),
+                        ranges.stream().map(ClaimRow::rangeNext).toArray(Long[]::new),
+                        maintenanceTimeoutMillis + "ms").then(Mono.just(true)))
                 .retry(ADVANCE_TRIES - 1)
                 .onErrorResume(error -> {
                     LOG.debug("claim cursor advance of queue {} failed {} times; the next claimer repairs it",

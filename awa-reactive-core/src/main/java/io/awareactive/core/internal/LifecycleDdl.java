@@ -28,7 +28,7 @@ final class LifecycleDdl {
                 "CREATE INDEX leases_queue_idx ON " + schema.table("leases") + " (queue)",
                 "CREATE INDEX ready_tombstones_job_id_idx ON " + schema.table("ready_tombstones") + " (job_id)",
                 fill(schema, LANE_KEY), fill(schema, ENQUEUE_LANE), fill(schema, CLAIM_JOBS),
-                fill(schema, ADVANCE_CLAIM_CURSOR), fill(schema, END_ATTEMPT), fill(schema, RESCUE_JOBS),
+                fill(schema, ADVANCE_CLAIM_CURSORS), fill(schema, END_ATTEMPT), fill(schema, RESCUE_JOBS),
                 fill(schema, PROMOTE_JOBS), fill(schema, CANCEL_JOB), fill(schema, JOB_STATUS));
     }
 
@@ -230,21 +230,29 @@ final class LifecycleDdl {
             $fn$""";
 
     /**
-     * After-commit cursor advance (design §4 step 6): lock the claim head, then move the claim sequence forward to
-     * {@code p_next - 1} if it is behind. Never moves it back.
+     * After-commit cursor advance (design §4 step 6), one statement for all lanes of a claim: under the
+     * transaction-local lock timeout {@code p_lock_timeout}, each lane's claim head is locked (lanes in one order),
+     * then its claim sequence moves forward to {@code next - 1} if it is behind. Never moves a cursor back.
      */
-    private static final String ADVANCE_CLAIM_CURSOR = """
-            CREATE FUNCTION {s}.advance_claim_cursor(p_queue text, p_priority smallint, p_shard int, p_next bigint)
+    private static final String ADVANCE_CLAIM_CURSORS = """
+            CREATE FUNCTION {s}.advance_claim_cursors(p_queue text, p_priorities smallint[], p_shards int[],
+                p_nexts bigint[], p_lock_timeout text)
             RETURNS void
             LANGUAGE plpgsql SET search_path = {s}, pg_temp AS $fn$
             DECLARE
-                v_seq regclass;
+                v record;
             BEGIN
-                PERFORM 1 FROM queue_claim_heads h
-                WHERE h.queue = p_queue AND h.priority = p_priority AND h.enqueue_shard = p_shard FOR UPDATE;
-                SELECT l.claim_seq INTO v_seq FROM queue_lanes l
-                WHERE l.queue = p_queue AND l.priority = p_priority AND l.enqueue_shard = p_shard;
-                PERFORM setval(v_seq, p_next - 1) WHERE pg_sequence_last_value(v_seq) < p_next - 1;
+                PERFORM set_config('lock_timeout', p_lock_timeout, true);
+                FOR v IN
+                    SELECT u.priority, u.shard, max(u.next) AS next, l.claim_seq
+                    FROM unnest(p_priorities, p_shards, p_nexts) AS u(priority, shard, next)
+                    JOIN queue_lanes l ON l.queue = p_queue AND l.priority = u.priority AND l.enqueue_shard = u.shard
+                    GROUP BY u.priority, u.shard, l.claim_seq ORDER BY u.priority, u.shard
+                LOOP
+                    PERFORM 1 FROM queue_claim_heads h
+                    WHERE h.queue = p_queue AND h.priority = v.priority AND h.enqueue_shard = v.shard FOR UPDATE;
+                    PERFORM setval(v.claim_seq, v.next - 1) WHERE pg_sequence_last_value(v.claim_seq) < v.next - 1;
+                END LOOP;
             END
             $fn$""";
 

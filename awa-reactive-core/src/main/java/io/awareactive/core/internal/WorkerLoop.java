@@ -175,11 +175,15 @@ public final class WorkerLoop implements Worker {
             if (state.get() != RUNNING) {
                 return Mono.empty();
             }
-            int free = config.concurrency() - inFlight.get();
-            if (free <= 0) {
+            int running = inFlight.get();
+            int free = config.concurrency() - running;
+            int batch = Math.min(free, config.batchSize());
+            // While attempts run, wait until half a batch is free: claiming one job per completion would cost a
+            // claim transaction per job.
+            int worthIt = Math.max(1, Math.min(config.concurrency(), config.batchSize()) / 2);
+            if (free <= 0 || (running > 0 && batch < worthIt)) {
                 return Mono.empty();
             }
-            int batch = Math.min(free, config.batchSize());
             return lifecycle.claim(config.queue(), batch, workerId(), defaultTimeout)
                     .collectList()
                     .doOnNext(jobs -> {
