@@ -32,6 +32,11 @@ final class Figures {
         row(report, caseName, "claim p50", "ms", awa, baseline, r -> r.claimMillis(50));
         row(report, caseName, "claim p99", "ms", awa, baseline, r -> r.claimMillis(99));
         row(report, caseName, "claim max", "ms", awa, baseline, Run.Result::claimMaxMillis);
+        row(report, caseName, "claims that found nothing", "%", awa, baseline, Run.Result::emptyClaimPercent);
+        row(report, caseName, "complete p50", "ms", awa, baseline, r -> Latency.millis(r.completeLatency(), 50));
+        row(report, caseName, "complete p99", "ms", awa, baseline, r -> Latency.millis(r.completeLatency(), 99));
+        row(report, caseName, "enqueue batch p50", "ms", awa, baseline, r -> Latency.millis(r.enqueueLatency(), 50));
+        row(report, caseName, "enqueue batch p99", "ms", awa, baseline, r -> Latency.millis(r.enqueueLatency(), 99));
         row(report, caseName, "table+index bytes at end", "MiB", awa, baseline, r -> r.lastTotalBytes() / MIB);
         row(report, caseName, "table+index bytes max", "MiB", awa, baseline, r -> r.maxTotalBytes() / MIB);
         row(report, caseName, "dead tuples mean", "tuples", awa, baseline, Run.Result::meanDeadTuples);

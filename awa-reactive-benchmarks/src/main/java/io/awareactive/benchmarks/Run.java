@@ -54,7 +54,7 @@ final class Run {
 
     /** What a run measured (after the warm-up). */
     record Result(String system, String caseName, double seconds, List<Sampler.Sample> samples, Histogram claimLatency,
-            Map<String, Histogram> phaseLatency, long completed, long enqueued, long claims, long emptyClaims,
+            Histogram completeLatency, Histogram enqueueLatency, Map<String, Histogram> phaseLatency, long completed, long enqueued, long claims, long emptyClaims,
             long errors, PruneStats pruneStats, long readerTransactions, long lookups, long counts,
             long lookupsDropped, long lookupErrors) {
 
@@ -64,6 +64,11 @@ final class Run {
 
         double claimMillis(double percentile) {
             return Latency.millis(claimLatency, percentile);
+        }
+
+        /** The share of claims that found nothing (then the worker pauses 5 ms), in %. */
+        double emptyClaimPercent() {
+            return claims == 0 ? Double.NaN : 100.0 * emptyClaims / claims;
         }
 
         double claimMaxMillis() {
@@ -94,6 +99,12 @@ final class Run {
     }
 
     private Run() {
+    }
+
+    /** Everything a latency recorder holds: the intervals handed out so far plus what is still pending. */
+    private static Histogram cumulative(Latency latency) {
+        latency.interval();
+        return latency.total();
     }
 
     /**
@@ -167,7 +178,8 @@ final class Run {
                 phaseLatency.put(name, sampler.phaseLatency(name));
             }
             Result result = new Result(system.label(), spec.caseName(), seconds, samples,
-                    workload.claimLatency().total(), phaseLatency, workload.completed() - completedStart,
+                    workload.claimLatency().total(), cumulative(workload.completeLatency()),
+                    cumulative(workload.enqueueLatency()), phaseLatency, workload.completed() - completedStart,
                     workload.enqueued() - enqueuedStart, workload.claims() - claimsStart,
                     workload.emptyClaims() - emptyStart, workload.errors() - errorsStart, system.pruneStats(),
                     readers == null ? 0 : readers.transactions() - readerStart,

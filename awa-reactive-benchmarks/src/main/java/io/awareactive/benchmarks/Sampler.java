@@ -46,17 +46,21 @@ final class Sampler implements AutoCloseable {
 
     private static final String STATS_LOCK_FREE = """
             WITH rels AS (
-                SELECT c.oid, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                SELECT c.relkind, pg_relation_filepath(c.oid) AS path
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = ? AND c.relkind IN ('r', 'i')
                 UNION ALL
-                SELECT t.oid, 'r' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                SELECT 'r', pg_relation_filepath(t.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 JOIN pg_class t ON t.oid = c.reltoastrelid
                 WHERE n.nspname = ? AND c.relkind = 'r'
+            ), first AS (
+                SELECT relkind, path, (pg_stat_file(path, true)).size AS size FROM rels WHERE path IS NOT NULL
             ), files AS (
-                SELECT r.relkind, (pg_stat_file(pg_relation_filepath(r.oid)
-                        || CASE WHEN seg = 0 THEN '' ELSE '.' || seg END, true)).size AS size
-                FROM rels r CROSS JOIN generate_series(0, 7) AS seg
-                WHERE pg_relation_filepath(r.oid) IS NOT NULL
+                SELECT relkind, size FROM first
+                UNION ALL
+                -- Only a full first segment (1 GiB) has more; stat'ing every relation's would cost more than it reads.
+                SELECT f.relkind, (pg_stat_file(f.path || '.' || seg, true)).size
+                FROM first f CROSS JOIN generate_series(1, 31) AS seg WHERE f.size >= 1073741824
             )
             SELECT coalesce(sum(size) FILTER (WHERE relkind = 'r'), 0)::bigint,
                    coalesce(sum(size) FILTER (WHERE relkind = 'i'), 0)::bigint,
@@ -105,7 +109,7 @@ final class Sampler implements AutoCloseable {
         lastNanos = startNanos;
         if (workload != null) {
             lastCompleted = workload.completed();
-            workload.claimLatency().reset();
+            workload.resetLatencies();
         }
         thread.start();
         return this;

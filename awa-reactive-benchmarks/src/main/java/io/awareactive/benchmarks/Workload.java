@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -43,6 +44,8 @@ final class Workload<J> {
     private final QueueSystem<J> system;
     private final Settings settings;
     private final Latency claimLatency = new Latency();
+    private final Latency completeLatency = new Latency();
+    private final Latency enqueueLatency = new Latency();
     private final AtomicLong enqueued = new AtomicLong();
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong claims = new AtomicLong();
@@ -93,8 +96,10 @@ final class Workload<J> {
             if (enqueued.get() - completed.get() >= settings.backlog()) {
                 return Mono.delay(BACKLOG_FULL_PAUSE).then();
             }
+            long started = System.nanoTime();
             return system.enqueue(settings.enqueueBatch())
                     .doOnNext(ids -> {
+                        enqueueLatency.recordNanos(System.nanoTime() - started);
                         for (Long id : ids) {
                             recentIds.set((int) (recentCursor.getAndIncrement() % RECENT_IDS), id);
                         }
@@ -117,9 +122,13 @@ final class Workload<J> {
                             return Mono.delay(IDLE_POLL).then();
                         }
                         return Flux.fromIterable(jobs)
-                                .concatMap(job -> system.complete(job)
-                                        .doOnSuccess(done -> completed.incrementAndGet())
-                                        .onErrorResume(this::pauseAfterError))
+                                .concatMap(job -> Mono.defer(() -> {
+                                    long completing = System.nanoTime();
+                                    return system.complete(job).doOnSuccess(done -> {
+                                        completeLatency.recordNanos(System.nanoTime() - completing);
+                                        completed.incrementAndGet();
+                                    });
+                                }).onErrorResume(this::pauseAfterError))
                                 .then();
                     })
                     .onErrorResume(this::pauseAfterError);
@@ -147,6 +156,23 @@ final class Workload<J> {
         return claimLatency;
     }
 
+    /** Latency of one completion (its own transaction). */
+    Latency completeLatency() {
+        return completeLatency;
+    }
+
+    /** Latency of one enqueue batch (one transaction). */
+    Latency enqueueLatency() {
+        return enqueueLatency;
+    }
+
+    /** Forgets the latencies recorded so far (after a warm-up). */
+    void resetLatencies() {
+        claimLatency.reset();
+        completeLatency.reset();
+        enqueueLatency.reset();
+    }
+
     long enqueued() {
         return enqueued.get();
     }
@@ -167,7 +193,7 @@ final class Workload<J> {
         return errors.get();
     }
 
-    Throwable firstError() {
+    @Nullable Throwable firstError() {
         return firstError.get();
     }
 }
