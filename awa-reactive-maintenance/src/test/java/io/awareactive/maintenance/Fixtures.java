@@ -41,8 +41,12 @@ final class Fixtures {
 
     /** Every task but the ring ticks hourly, so a test sees only what it drives. */
     static RingMaintenanceConfig.Builder engine(QueueStorageConfig storage) {
-        return RingMaintenanceConfig.builder()
-                .queueStorage(storage)
+        return intervals(RingMaintenanceConfig.builder()).queueStorage(storage);
+    }
+
+    /** Every task hourly, short election and check intervals, a 20 s task timeout. */
+    static RingMaintenanceConfig.Builder intervals(RingMaintenanceConfig.Builder builder) {
+        return builder
                 .queueRotateInterval(Duration.ofHours(1))
                 .leaseRotateInterval(Duration.ofHours(1))
                 .claimRotateInterval(Duration.ofHours(1))

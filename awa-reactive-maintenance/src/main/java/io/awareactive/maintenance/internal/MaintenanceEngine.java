@@ -415,14 +415,19 @@ public final class MaintenanceEngine {
 
     private void failure(Step step, Throwable error) {
         metrics.taskFailure(step);
-        if (limited.permit("step-" + step.label())) {
-            if (error instanceof TimeoutException) {
-                LOG.error("maintenance step {} did not finish within taskTimeout {}; cancelled", step.label(),
-                        taskTimeout);
-            } else {
-                LOG.error("maintenance step {} failed (SQLSTATE {}): {}", step.label(), SqlStates.sqlState(error),
-                        error.toString());
-            }
+        if (!limited.permit("step-" + step.label())) {
+            return;
+        }
+        String message = error instanceof TimeoutException
+                ? "maintenance step " + step.label() + " did not finish within taskTimeout " + taskTimeout
+                        + "; cancelled"
+                : "maintenance step " + step.label() + " failed (SQLSTATE " + SqlStates.sqlState(error) + "): "
+                        + error;
+        // Losing an election or a leader connection is recoverable (the election retries): WARN; the rest ERROR.
+        if (step == Step.ELECTION || step == Step.LEADER_CHECK) {
+            LOG.warn(message);
+        } else {
+            LOG.error(message);
         }
     }
 
