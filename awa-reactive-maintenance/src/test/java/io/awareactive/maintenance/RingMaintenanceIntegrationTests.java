@@ -2,9 +2,11 @@ package io.awareactive.maintenance;
 
 import static io.awareactive.maintenance.Fixtures.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
+import io.awareactive.core.AwaReactiveException;
 import io.awareactive.core.BlockedCause;
 import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorageConfig;
@@ -261,5 +263,20 @@ final class RingMaintenanceIntegrationTests {
             reader.rollback();
         }
         await().atMost(WAIT).until(() -> count(eventsA, "pruned") + count(eventsB, "pruned") >= 1);
+    }
+
+    @Test
+    void shouldRefuseToStartOnAnInstallationWithOtherSlotCounts() {
+        QueueStorageConfig installed = Fixtures.installed(db, pool);
+        RingMaintenance engine = RingMaintenance.create(Fixtures.engine(installed.mutate().queueSlotCount(8).build())
+                .build());
+        engines.add(engine);
+
+        assertThatThrownBy(() -> engine.start().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessageContaining("queueSlotCount must equal the installed slot_count 4");
+        assertThat(engine.isLeader()).isFalse();
+        assertThat(db.queryLong("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
+                + " AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0)",
+                "awa-reactive.leader:" + installed.schema())).isZero();
     }
 }

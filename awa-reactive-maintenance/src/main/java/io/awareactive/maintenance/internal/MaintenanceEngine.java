@@ -169,6 +169,11 @@ public final class MaintenanceEngine {
      */
     public Mono<List<StartupWarning>> diagnose() {
         return Mono.defer(() -> port.diagnose(config.effectivePruneLockTimeout()))
+                .timeout(taskTimeout, scheduler)
+                .onErrorResume(error -> {
+                    LOG.debug("startup diagnostics did not finish; no warnings", error);
+                    return Mono.just(List.of());
+                })
                 .doOnNext(warnings -> warnings.forEach(w -> LOG.warn("startup check: {}", w.message())))
                 .defaultIfEmpty(List.of());
     }
@@ -220,7 +225,7 @@ public final class MaintenanceEngine {
                     LOG.info("became the maintenance leader of schema {}", config.queueStorage().schema());
                     return leadership;
                 }),
-                held -> diagnose().onErrorResume(error -> Mono.empty()).then(taskLoop(held)),
+                held -> diagnose().then(taskLoop(held)),
                 this::resign,
                 (held, error) -> resign(held),
                 this::resign);
