@@ -127,8 +127,9 @@ public final class Diagnostics {
     }
 
     private static Mono<Boolean> readsAllStats(Connection c) {
-        return Db.queryOne(c, "SELECT pg_has_role(session_user, 'pg_read_all_stats', 'USAGE')",
-                row -> Db.get(row, 0, Boolean.class));
+        // last(), not next(): the result is consumed completely before the connection is closed.
+        return Db.query(c, "SELECT pg_has_role(session_user, 'pg_read_all_stats', 'USAGE')",
+                row -> Db.get(row, 0, Boolean.class)).last();
     }
 
     /**

@@ -26,14 +26,22 @@ final class LeaderLock {
 
     /** One attempt: the leadership when won, empty when another session holds the key. */
     Mono<TaskPort.Leadership> tryLead() {
-        return Mono.from(leaderConnectionFactory.create()).flatMap(connection -> Db.queryOne(connection,
+        return Mono.from(leaderConnectionFactory.create()).flatMap(connection -> drained(Db.query(connection,
                         "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
-                        row -> Db.get(row, 0, Boolean.class), leaderKey)
+                        row -> Db.get(row, 0, Boolean.class), leaderKey))
                 .flatMap(won -> won
                         ? Mono.<TaskPort.Leadership>just(new Held(connection))
                         : close(connection).then(Mono.<TaskPort.Leadership>empty()))
                 .onErrorResume(error -> close(connection).then(Mono.error(error)))
                 .doOnCancel(() -> close(connection).subscribe()));
+    }
+
+    /**
+     * The last row of a fully consumed result. Unlike {@code next()}, it never cancels the statement mid-response:
+     * closing a connection while the driver still drains a cancelled response can make r2dbc-postgresql's close spin.
+     */
+    private static <T> Mono<T> drained(reactor.core.publisher.Flux<T> rows) {
+        return rows.last();
     }
 
     private static Mono<Void> close(Connection connection) {
@@ -53,12 +61,13 @@ final class LeaderLock {
 
         @Override
         public Mono<Void> check() {
-            return Db.queryOne(connection, "SELECT 1", row -> 1).then();
+            return drained(Db.query(connection, "SELECT 1", row -> 1)).then();
         }
 
         @Override
         public Mono<Void> release() {
-            return Db.queryOne(connection, "SELECT pg_advisory_unlock(hashtextextended($1, 0))", row -> 1, leaderKey)
+            return drained(Db.query(connection, "SELECT pg_advisory_unlock(hashtextextended($1, 0))", row -> 1,
+                            leaderKey))
                     .then()
                     .onErrorResume(error -> {
                         LOG.debug("unlocking the leader key failed; closing the connection frees it", error);

@@ -5,6 +5,7 @@ import io.awareactive.core.Ring;
 import io.awareactive.core.RingCursor;
 import io.awareactive.core.RollupOutcome;
 import io.awareactive.core.RotateOutcome;
+import io.awareactive.core.internal.MaintenanceFailures;
 import io.awareactive.core.internal.SqlStates;
 import io.awareactive.maintenance.LockHolder;
 import io.awareactive.maintenance.PruneEvent;
@@ -384,8 +385,8 @@ public final class MaintenanceEngine {
                         pinned.set(true);
                     } else if (outcome instanceof RollupOutcome.Failed failed
                             && limited.permit("rollup-failed")) {
-                        LOG.error("rollup of queue slot {} failed (SQLSTATE {}): {}", failed.slot(),
-                                failed.sqlState(), failed.error().toString());
+                        LOG.error(MaintenanceFailures.message("rollup", Ring.QUEUE.label(), failed.slot(),
+                                failed.sqlState(), failed.error(), config.effectivePruneLockTimeout().toMillis()));
                     }
                 })
                 .then()
@@ -440,21 +441,12 @@ public final class MaintenanceEngine {
         if (!limited.permit("prune-failed-" + ring.label())) {
             return;
         }
-        long lockTimeout = config.effectivePruneLockTimeout().toMillis();
-        String slot = failed.slot() == null ? "unknown" : failed.slot().toString();
-        if (SqlStates.QUERY_CANCELED.equals(failed.sqlState())) {
-            LOG.error("prune of the {} ring, slot {}, was cancelled by statement_timeout (SQLSTATE 57014) before"
-                    + " lock_timeout ({} ms) fired; raise statement_timeout for the maintenance role above the prune"
-                    + " lock timeout, or set it to 0", ring.label(), slot, lockTimeout);
-        } else if (SqlStates.DEADLOCK_DETECTED.equals(failed.sqlState())) {
-            LOG.error("prune of the {} ring, slot {}, was chosen as a deadlock victim (SQLSTATE 40P01); the prune"
-                    + " lock timeout ({} ms) must stay well below deadlock_timeout", ring.label(), slot, lockTimeout);
-        } else if (failed.error() instanceof TimeoutException) {
-            LOG.error("prune of the {} ring, slot {}, did not finish within taskTimeout {}; cancelled and rolled"
-                    + " back", ring.label(), slot, taskTimeout);
+        if (failed.error() instanceof TimeoutException) {
+            LOG.error("prune of the {} ring did not finish within taskTimeout {}; cancelled and rolled back",
+                    ring.label(), taskTimeout);
         } else {
-            LOG.error("prune of the {} ring, slot {}, failed (SQLSTATE {}): {}", ring.label(), slot,
-                    failed.sqlState(), failed.error().toString());
+            LOG.error(MaintenanceFailures.message("prune", ring.label(), failed.slot(), failed.sqlState(),
+                    failed.error(), config.effectivePruneLockTimeout().toMillis()));
         }
     }
 

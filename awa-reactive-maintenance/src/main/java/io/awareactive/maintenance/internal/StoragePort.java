@@ -73,7 +73,7 @@ public final class StoragePort implements TaskPort {
 
     @Override
     public Mono<Integer> sealedSlots(Ring ring) {
-        return Mono.error(new UnsupportedOperationException("PENDING core sealedSlots"));
+        return storage.sealedSlots(ring);
     }
 
     @Override
@@ -83,12 +83,12 @@ public final class StoragePort implements TaskPort {
 
     @Override
     public Mono<Long> foldTerminalCounts() {
-        return Mono.error(new UnsupportedOperationException("PENDING core foldTerminalCounts"));
+        return storage.foldTerminalCounts();
     }
 
     @Override
     public Mono<Long> trimLedgers() {
-        return Mono.error(new UnsupportedOperationException("PENDING core trimLedgers"));
+        return storage.trimLedgers();
     }
 
     @Override
