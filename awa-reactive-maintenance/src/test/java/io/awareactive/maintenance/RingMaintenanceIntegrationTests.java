@@ -9,6 +9,10 @@ import ch.qos.logback.classic.Level;
 import io.awareactive.core.AwaReactiveException;
 import io.awareactive.core.BlockedCause;
 import io.awareactive.core.PruneOutcome;
+import io.awareactive.core.Job;
+import io.awareactive.core.JobRequest;
+import io.awareactive.core.JobState;
+import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -23,6 +27,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -278,5 +283,34 @@ final class RingMaintenanceIntegrationTests {
         assertThat(db.queryLong("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
                 + " AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0)",
                 "awa-reactive.leader:" + installed.schema())).isZero();
+    }
+
+    @Test
+    void shouldPromoteDueScheduledJobsAndRescueStaleAttempts() {
+        QueueStorageConfig storage = Fixtures.installed(db, pool).mutate()
+                .heartbeatInterval(Duration.ofMillis(100))
+                .leaseStaleAfter(Duration.ofMillis(300))
+                .retryBackoffBase(Duration.ZERO)
+                .build();
+        QueueStorage queue = QueueStorage.create(storage);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        started(Fixtures.engine(storage).promoteInterval(Duration.ofMillis(100))
+                .rescueInterval(Duration.ofMillis(200)).meterRegistry(registry).build(), new CopyOnWriteArrayList<>());
+
+        long id = queue.enqueue(JobRequest.builder("mail", "send").runAt(Instant.now().plusMillis(300)).build())
+                .block(WAIT);
+        assertThat(queue.status(id).block(WAIT).state()).isEqualTo(JobState.SCHEDULED);
+        await().atMost(WAIT).until(() -> queue.status(id).block(WAIT).state() == JobState.AVAILABLE);
+
+        Job claimed = queue.claim("mail", 1, "stuck-worker").blockFirst(WAIT);
+        assertThat(claimed.id()).isEqualTo(id);
+        assertThat(queue.status(id).block(WAIT).state()).isEqualTo(JobState.RUNNING);
+        // The worker never heartbeats: rescue takes the attempt back and retries it at once (zero backoff).
+        await().atMost(WAIT).until(() -> queue.status(id).block(WAIT).state() == JobState.AVAILABLE);
+        assertThat(queue.status(id).block(WAIT).attempt()).isEqualTo(claimed.attempt() + 1);
+        assertThat(registry.get("awa.maintenance.task.failures").tag("awa.maintenance.task", "promote").counter()
+                .count()).isZero();
+        assertThat(registry.get("awa.maintenance.task.failures").tag("awa.maintenance.task", "rescue").counter()
+                .count()).isZero();
     }
 }

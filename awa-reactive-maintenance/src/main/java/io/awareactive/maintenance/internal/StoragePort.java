@@ -93,12 +93,12 @@ public final class StoragePort implements TaskPort {
 
     @Override
     public Mono<Integer> promote(int maxJobs) {
-        return Mono.error(new UnsupportedOperationException("PENDING core promote"));
+        return storage.promote(maxJobs);
     }
 
     @Override
     public Mono<Integer> rescue(int maxJobs) {
-        return Mono.error(new UnsupportedOperationException("PENDING core rescue"));
+        return storage.rescue(maxJobs);
     }
 
     @Override
