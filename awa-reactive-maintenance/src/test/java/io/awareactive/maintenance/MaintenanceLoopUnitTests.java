@@ -359,6 +359,18 @@ final class MaintenanceLoopUnitTests {
         }
 
         @Test
+        void shouldRejectANegativeOrMissingGraceAtCallTime() {
+            RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port);
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(() -> notStarted.stop(Duration.ofSeconds(-1)))
+                    .withMessage("grace must not be null or negative, was PT-1S");
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(() -> notStarted.stop(null))
+                    .withMessage("grace must not be null or negative, was null");
+            assertThat(notStarted.isDisposed()).isFalse();
+        }
+
+        @Test
         void shouldBeSafeToStopTwiceAndBeforeStart() {
             RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port);
             AtomicBoolean completed = new AtomicBoolean();
