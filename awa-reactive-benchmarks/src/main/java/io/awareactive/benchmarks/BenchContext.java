@@ -2,7 +2,9 @@ package io.awareactive.benchmarks;
 
 import io.r2dbc.pool.ConnectionPool;
 import java.io.PrintStream;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,6 +79,7 @@ final class BenchContext {
                 + physicalMemory());
         report.environment("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
                 + ", max heap " + runtime.maxMemory() / (1024 * 1024) + " MiB");
+        report.environment("load_average_at_start", loadAverage());
         report.environment("server", database.serverDescription());
         report.environment("database", database.database());
         report.environment("pg_stat_statements", Boolean.toString(database.pgStatStatements()));
@@ -84,6 +87,16 @@ final class BenchContext {
             report.environment("pg." + setting.getKey(), setting.getValue());
         }
         report.environment("options", String.join(" ", options.arguments()));
+    }
+
+    /** The 1, 5 and 15 minute load averages (other work on the machine skews every figure). */
+    private static String loadAverage() {
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException | RuntimeException e) {
+            return load < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", load);
+        }
     }
 
     private static String physicalMemory() {
