@@ -58,11 +58,27 @@ final class BenchContext {
      * @param extraConnections connections beyond one per producer and worker and two spare (lookup load)
      */
     QueueSystem<?> open(String label, String schema, int extraConnections) {
+        return open(label, schema, extraConnections, Map.of());
+    }
+
+    /**
+     * Opens a system whose pooled connections start with the given session settings (e.g. a statement timeout).
+     *
+     * @param label {@code awa-reactive} or {@code baseline}
+     * @param schema the schema name
+     * @param extraConnections connections beyond one per producer and worker and two spare
+     * @param sessionSettings server parameters set at connection start
+     */
+    QueueSystem<?> open(String label, String schema, int extraConnections, Map<String, String> sessionSettings) {
         database.dropSchema(schema);
         int size = options.producers() + options.workers() + 2 + extraConnections;
         String payload = Payload.json(options.payloadBytes());
-        ConnectionPool pool = BenchDatabase.pool(database.connectionFactory(BenchDatabase.APPLICATION_NAME),
-                "bench-" + label, size);
+        ConnectionPool pool = BenchDatabase.pool(database.connectionFactory(BenchDatabase.APPLICATION_NAME,
+                builder -> {
+                    if (!sessionSettings.isEmpty()) {
+                        builder.options(sessionSettings);
+                    }
+                }), "bench-" + label, size);
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
             case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards());

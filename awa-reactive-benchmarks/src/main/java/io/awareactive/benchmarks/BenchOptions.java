@@ -48,6 +48,9 @@ final class BenchOptions {
             new Flag("reader-hold", "D", "20ms", "claim-latency: how long each reader transaction holds its lock"),
             new Flag("reader-pause", "D", "50ms", "claim-latency: pause between one reader's transactions"),
             new Flag("rows", "LIST", "10000,100000,1000000", "prune-cost: finished jobs in the reclaimed slot"),
+            new Flag("prune-timeout", "D", "15m",
+                    "prune-cost: statement_timeout of awa-reactive's connections; a prune still running then is"
+                            + " cancelled and reported as not finished"),
             new Flag("rates", "LIST", "0,250,1000,4000", "lookup-pressure: offered lookups + counts per second"),
             new Flag("count-share", "F", "0.1", "lookup-pressure: fraction of the offered rate that are count queries"),
             new Flag("lookup-modes", "LIST", "api,parent",
@@ -155,6 +158,7 @@ final class BenchOptions {
         readerHold();
         readerPause();
         rows();
+        pruneTimeout();
         rates();
         countShare();
         lookupModes();
@@ -295,6 +299,10 @@ final class BenchOptions {
             rows.add(parsePositiveInt("rows", item));
         }
         return rows;
+    }
+
+    Duration pruneTimeout() {
+        return duration("prune-timeout", "15m", false);
     }
 
     List<Integer> rates() {

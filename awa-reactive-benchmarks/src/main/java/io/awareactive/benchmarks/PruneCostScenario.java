@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -28,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class PruneCostScenario implements Scenario {
 
-    /** Elapsed time and WAL of one step. */
-    record Cost(double millis, long walBytes) {
+    /** Elapsed time and WAL of one step (NaN when it did not finish). */
+    record Cost(double millis, double walBytes) {
 
         Cost plus(Cost other) {
             return new Cost(millis + other.millis, walBytes + other.walBytes);
@@ -38,9 +39,11 @@ final class PruneCostScenario implements Scenario {
 
     /**
      * What reclaiming cost one system: its steps in order (awa-reactive: queue, claim, lease prune; baseline: DELETE,
-     * VACUUM), the total, and the total without the baseline's DELETE (its completion step).
+     * VACUUM), the total, the total without the baseline's DELETE (its completion step), and for awa-reactive the
+     * queue prune's phases (gates and count hand-off, lock, truncate, commit; NaN when it did not finish).
      */
-    record Reclaim(double fillSeconds, List<Cost> steps, Cost withoutCompletion, long bytesBefore, long bytesAfter) {
+    record Reclaim(double fillSeconds, List<Cost> steps, Cost withoutCompletion, long bytesBefore, long bytesAfter,
+            double[] queuePhases) {
 
         Cost total() {
             return steps.stream().reduce(new Cost(0, 0), Cost::plus);
@@ -64,9 +67,11 @@ final class PruneCostScenario implements Scenario {
             for (String system : options.systems()) {
                 context.log("prune-cost / %s: %s", system, caseName);
                 String schema = Scenario.schema(name, system);
-                try (QueueSystem<?> queue = context.open(system, schema, 0)) {
+                // A prune still running at --prune-timeout is cancelled by the server (57014) and reported as such.
+                Map<String, String> settings = Map.of("statement_timeout", options.pruneTimeout().toMillis() + "ms");
+                try (QueueSystem<?> queue = context.open(system, schema, 0, settings)) {
                     if (queue instanceof AwaQueue awaQueue) {
-                        awa = awa(context, awaQueue, rows);
+                        awa = awa(context, awaQueue, rows, report, caseName);
                     } else {
                         baseline = baseline(context, (BaselineQueue) queue, rows);
                     }
@@ -86,6 +91,10 @@ final class PruneCostScenario implements Scenario {
             add(report, caseName, "fixture fill time (not measured cost)", "s", awa, baseline, Reclaim::fillSeconds);
             if (awa != null) {
                 report.add(caseName, "prune queue ring (TRUNCATE 6 children)", "ms", awa.step(0).millis(), Double.NaN);
+                report.add(caseName, "queue prune: gates and count hand-off", "ms", awa.queuePhases()[0], Double.NaN);
+                report.add(caseName, "queue prune: lock", "ms", awa.queuePhases()[1], Double.NaN);
+                report.add(caseName, "queue prune: truncate", "ms", awa.queuePhases()[2], Double.NaN);
+                report.add(caseName, "queue prune: commit", "ms", awa.queuePhases()[3], Double.NaN);
                 report.add(caseName, "prune claim ring (TRUNCATE 2 children)", "ms", awa.step(1).millis(),
                         Double.NaN);
                 report.add(caseName, "prune lease ring (TRUNCATE 1 child)", "ms", awa.step(2).millis(), Double.NaN);
@@ -135,13 +144,13 @@ final class PruneCostScenario implements Scenario {
                     + " WHERE state = 'running'"));
             Cost vacuum = measure(connection, () -> execute(connection, "VACUUM " + jobs));
             long after = bytes(database, connection, queue.schema());
-            return new Reclaim(fillSeconds, List.of(delete, vacuum), vacuum, before, after);
+            return new Reclaim(fillSeconds, List.of(delete, vacuum), vacuum, before, after, new double[0]);
         } catch (SQLException e) {
             throw new IllegalStateException("prune-cost baseline failed: " + e.getMessage(), e);
         }
     }
 
-    private static Reclaim awa(BenchContext context, AwaQueue queue, int rows) {
+    private static Reclaim awa(BenchContext context, AwaQueue queue, int rows, Report report, String caseName) {
         BenchDatabase database = context.database();
         BenchOptions options = context.options();
         QueueStorage storage = queue.storage();
@@ -162,15 +171,35 @@ final class PruneCostScenario implements Scenario {
         double fillSeconds = (System.nanoTime() - fillStarted) / 1e9;
         try (Connection connection = database.jdbc()) {
             long before = bytes(database, connection, queue.schema());
-            Cost queueRing = measure(connection, () -> expectPruned(storage.prune(Ring.QUEUE).block(), Ring.QUEUE));
+            PruneOutcome[] queueOutcome = new PruneOutcome[1];
+            Cost queueRing = measure(connection, () -> queueOutcome[0] = storage.prune(Ring.QUEUE).block());
+            double[] phases = {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+            if (queueOutcome[0] instanceof PruneOutcome.Pruned pruned) {
+                double lock = pruned.durations().lock().toNanos() / 1e6;
+                double truncate = pruned.durations().truncate().toNanos() / 1e6;
+                double commit = pruned.durations().commit().toNanos() / 1e6;
+                phases = new double[] {queueRing.millis() - lock - truncate - commit, lock, truncate, commit};
+            } else if (cancelled(queueOutcome[0])) {
+                report.note(String.format(Locale.ROOT, "%s: awa-reactive's queue prune did not finish: cancelled by"
+                        + " statement_timeout (--prune-timeout %s) after %.0f s; its reclaim figures are empty",
+                        caseName, options.pruneTimeout(), queueRing.millis() / 1000));
+                queueRing = new Cost(Double.NaN, Double.NaN);
+            } else {
+                throw unexpected(queueOutcome[0], Ring.QUEUE);
+            }
             Cost claimRing = measure(connection, () -> expectPruned(storage.prune(Ring.CLAIM).block(), Ring.CLAIM));
             Cost leaseRing = measure(connection, () -> expectPruned(storage.prune(Ring.LEASE).block(), Ring.LEASE));
             long after = bytes(database, connection, queue.schema());
             Cost total = queueRing.plus(claimRing).plus(leaseRing);
-            return new Reclaim(fillSeconds, List.of(queueRing, claimRing, leaseRing), total, before, after);
+            return new Reclaim(fillSeconds, List.of(queueRing, claimRing, leaseRing), total, before, after, phases);
         } catch (SQLException e) {
             throw new IllegalStateException("prune-cost awa-reactive failed: " + e.getMessage(), e);
         }
+    }
+
+    /** A prune cancelled by the session's statement_timeout (57014): it ran out of --prune-timeout. */
+    private static boolean cancelled(PruneOutcome outcome) {
+        return outcome instanceof PruneOutcome.Failed failed && "57014".equals(failed.sqlState());
     }
 
     private static int backlog(BenchContext context) {
@@ -186,9 +215,13 @@ final class PruneCostScenario implements Scenario {
 
     private static void expectPruned(PruneOutcome outcome, Ring ring) {
         if (!(outcome instanceof PruneOutcome.Pruned)) {
-            throw new IllegalStateException("prune-cost: pruning the " + ring.label() + " ring gave " + outcome
-                    + ", expected Pruned (the fixture's slot should hold only finished work)");
+            throw unexpected(outcome, ring);
         }
+    }
+
+    private static IllegalStateException unexpected(PruneOutcome outcome, Ring ring) {
+        return new IllegalStateException("prune-cost: pruning the " + ring.label() + " ring gave " + outcome
+                + ", expected Pruned (the fixture's slot should hold only finished work)");
     }
 
     /** Checkpoints, then times {@code step} and measures the WAL it wrote. */

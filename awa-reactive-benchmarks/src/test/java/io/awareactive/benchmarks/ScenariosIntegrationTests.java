@@ -64,6 +64,10 @@ final class ScenariosIntegrationTests {
         Map<String, String> before = Smoke.measuredByBoth(directory, caseName, "table+index bytes before");
         Map<String, String> after = Smoke.measuredByBoth(directory, caseName, "table+index bytes after");
         assertThat(Smoke.awa(after)).isLessThan(Smoke.awa(before));
+        assertThat(Smoke.summary(directory)).anySatisfy(row -> {
+            assertThat(row.get("metric")).isEqualTo("queue prune: truncate");
+            assertThat(Smoke.awa(row)).isPositive();
+        });
         Smoke.saneSummary(directory);
         Smoke.plots(directory, "reclaim_time.png", "reclaim_wal.png");
     }
