@@ -48,7 +48,7 @@ final class BenchOptions {
             new Flag("reader-hold", "D", "20ms", "claim-latency: how long each reader transaction holds its lock"),
             new Flag("reader-pause", "D", "50ms", "claim-latency: pause between one reader's transactions"),
             new Flag("rows", "LIST", "10000,100000,1000000", "prune-cost: finished jobs in the reclaimed slot"),
-            new Flag("prune-timeout", "D", "15m",
+            new Flag("prune-timeout", "D", "5m",
                     "prune-cost: statement_timeout of awa-reactive's connections; a prune still running then is"
                             + " cancelled and reported as not finished"),
             new Flag("rates", "LIST", "0,250,1000,4000", "lookup-pressure: offered lookups + counts per second"),
@@ -302,7 +302,7 @@ final class BenchOptions {
     }
 
     Duration pruneTimeout() {
-        return duration("prune-timeout", "15m", false);
+        return duration("prune-timeout", "5m", false);
     }
 
     List<Integer> rates() {

@@ -170,13 +170,21 @@ final class Plots {
                 "finished jobs reclaimed (log)", yLabel, dataset, PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = style(chart, dataset);
         ((XYLineAndShapeRenderer) plot.getRenderer()).setDefaultShapesVisible(true);
-        LogAxis x = new LogAxis("finished jobs reclaimed (log)");
-        x.setBase(10);
-        plot.setDomainAxis(x);
-        LogAxis y = new LogAxis(yLabel);
-        y.setBase(10);
-        plot.setRangeAxis(y);
+        plot.setDomainAxis(logAxis("finished jobs reclaimed (log)", dataset.getDomainLowerBound(false),
+                dataset.getDomainUpperBound(false)));
+        plot.setRangeAxis(logAxis(yLabel, dataset.getRangeLowerBound(false), dataset.getRangeUpperBound(false)));
         return save(file, chart);
+    }
+
+    /** A base-10 log axis; a single value (one point, or one size measured) gets a decade either side. */
+    private static LogAxis logAxis(String label, double lower, double upper) {
+        LogAxis axis = new LogAxis(label);
+        axis.setBase(10);
+        if (!Double.isNaN(lower) && lower > 0 && lower == upper) {
+            axis.setAutoRange(false);
+            axis.setRange(lower / 10, upper * 10);
+        }
+        return axis;
     }
 
     private static XYPlot style(JFreeChart chart, XYSeriesCollection dataset) {

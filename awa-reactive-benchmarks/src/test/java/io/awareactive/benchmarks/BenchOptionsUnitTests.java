@@ -77,6 +77,7 @@ final class BenchOptionsUnitTests {
             assertThat(options.lockTimeouts()).containsExactly(Duration.ofMillis(10), Duration.ofMillis(100),
                     Duration.ofSeconds(1));
             assertThat(options.rows()).containsExactly(10_000, 100_000, 1_000_000);
+            assertThat(options.pruneTimeout()).isEqualTo(Duration.ofMinutes(5));
             assertThat(options.rates()).containsExactly(0, 250, 1000, 4000);
             assertThat(options.lookupModes()).containsExactly("api", "parent");
             assertThat(options.rotateInterval(ScenarioName.THROUGHPUT)).isEqualTo(Duration.ofSeconds(1));

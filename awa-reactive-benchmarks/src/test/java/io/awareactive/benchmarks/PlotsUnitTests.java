@@ -58,4 +58,20 @@ final class PlotsUnitTests {
             assertThat(ImageIO.read(plot.toFile())).isNotNull();
         }
     }
+
+    @Test
+    void shouldDrawPruneCostOfASingleSizeMeasuredByOneSystem(@TempDir Path out) throws Exception {
+        Path directory = out.resolve("prune-cost");
+        Files.createDirectories(directory);
+        Files.write(directory.resolve("summary.csv"), List.of(Report.SUMMARY_HEADER,
+                "prune-cost,\"1,000,000 finished jobs\",reclaim time,ms,,1957,",
+                "prune-cost,\"1,000,000 finished jobs\",reclaim WAL,bytes,,477636952,"));
+
+        List<Path> plots = Plots.draw(directory);
+
+        assertThat(plots).hasSize(2);
+        for (Path plot : plots) {
+            assertThat(ImageIO.read(plot.toFile())).isNotNull();
+        }
+    }
 }
