@@ -6,10 +6,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -18,6 +21,7 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
@@ -41,7 +45,9 @@ final class Plots {
     private static final Color BASELINE = new Color(0xd6, 0x27, 0x28);
     private static final Color[] OTHERS = {new Color(0x2c, 0xa0, 0x2c), new Color(0xff, 0x7f, 0x0e),
             new Color(0x94, 0x67, 0xbd), new Color(0x8c, 0x56, 0x4b), new Color(0xe3, 0x77, 0xc2),
-            new Color(0x7f, 0x7f, 0x7f), new Color(0xbc, 0xbd, 0x22), new Color(0x17, 0xbe, 0xcf)};
+            new Color(0x7f, 0x7f, 0x7f), new Color(0xbc, 0xbd, 0x22), new Color(0x17, 0xbe, 0xcf),
+            new Color(0x00, 0x00, 0x00), new Color(0xaa, 0x00, 0x55)};
+    private static final float[] DASHES = {6.0f, 4.0f};
 
     private Plots() {
     }
@@ -123,31 +129,42 @@ final class Plots {
         return save(file, chart);
     }
 
-    /** The time window of samples in phase {@code pinned} (the samples just after it included: they show it). */
+    /**
+     * The pinned window of the first system's samples: from the sample before the first {@code pinned} one (the pin
+     * began after it) to the last {@code pinned} one.
+     */
     private static Optional<double[]> pinnedWindow(List<Map<String, String>> rows) {
+        String system = null;
+        double previous = Double.NaN;
         double start = Double.NaN;
         double end = Double.NaN;
-        String system = null;
         for (Map<String, String> row : rows) {
-            if (!"pinned".equals(row.get("phase"))) {
-                continue;
-            }
-            if (system == null) {
+            if (system == null && "pinned".equals(row.get("phase"))) {
                 system = row.get("system");
             }
+        }
+        if (system == null) {
+            return Optional.empty();
+        }
+        for (Map<String, String> row : rows) {
             if (!row.get("system").equals(system)) {
                 continue;
             }
             double t = Csv.parseNumber(row.get("t_s"));
-            start = Double.isNaN(start) ? t : Math.min(start, t);
-            end = Double.isNaN(end) ? t : Math.max(end, t);
+            if ("pinned".equals(row.get("phase"))) {
+                if (Double.isNaN(start)) {
+                    start = Double.isNaN(previous) ? t : previous;
+                }
+                end = t;
+            }
+            previous = t;
         }
-        return Double.isNaN(start) ? Optional.empty() : Optional.of(new double[] {start, end});
+        return Optional.of(new double[] {start, end});
     }
 
     private static Path pruneCost(Path file, List<Map<String, String>> rows, String metric, String unit,
             String yLabel) {
-        XYSeries awa = new XYSeries("awa-reactive: prune (TRUNCATE) of the queue and claim slots", true, true);
+        XYSeries awa = new XYSeries("awa-reactive: prune (TRUNCATE) of the queue, claim and lease slots", true, true);
         XYSeries baseline = new XYSeries("baseline: DELETE + VACUUM", true, true);
         for (Map<String, String> row : rows) {
             if (!row.get("metric").equals(metric) || !row.get("unit").equals(unit)) {
@@ -180,6 +197,9 @@ final class Plots {
     private static LogAxis logAxis(String label, double lower, double upper) {
         LogAxis axis = new LogAxis(label);
         axis.setBase(10);
+        // One tick per decade, labelled as a plain number rather than 10^x.
+        axis.setTickUnit(new NumberTickUnit(1.0));
+        axis.setNumberFormatOverride(new DecimalFormat("#,##0.###", DecimalFormatSymbols.getInstance(Locale.ROOT)));
         if (!Double.isNaN(lower) && lower > 0 && lower == upper) {
             axis.setAutoRange(false);
             axis.setRange(lower / 10, upper * 10);
@@ -202,7 +222,10 @@ final class Plots {
             Color color = dataset.getSeriesCount() <= 2 && (awa || baseline) ? (awa ? AWA : BASELINE)
                     : OTHERS[other++ % OTHERS.length];
             renderer.setSeriesPaint(i, color);
-            renderer.setSeriesStroke(i, new BasicStroke(baseline ? 2.0f : 1.6f));
+            // With many series the baseline's are dashed, so they stay apart from awa-reactive's whatever the colour.
+            renderer.setSeriesStroke(i, baseline && dataset.getSeriesCount() > 2
+                    ? new BasicStroke(2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, DASHES, 0.0f)
+                    : new BasicStroke(baseline ? 2.0f : 1.6f));
         }
         plot.setRenderer(renderer);
         return plot;
