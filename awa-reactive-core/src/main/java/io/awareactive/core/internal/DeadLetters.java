@@ -59,16 +59,13 @@ public final class DeadLetters {
      * @return the page
      */
     public Flux<FailedJob> list(String queue, int limit, @Nullable FailedJob after) {
-        String order = " ORDER BY failed_at DESC, job_id DESC LIMIT $2";
-        if (after == null) {
-            return Db.withConnection(factory, c -> Db.query(c, "SELECT " + COLUMNS + " FROM " + table
-                            + " WHERE queue = $1" + order, DeadLetters::failedJob, queue, limit).collectList())
-                    .flatMapMany(Flux::fromIterable);
-        }
-        return Db.withConnection(factory, c -> Db.query(c, "SELECT " + COLUMNS + " FROM " + table
-                        + " WHERE queue = $1 AND (failed_at, job_id) < (" + micros("$3") + ", $4)" + order,
-                        DeadLetters::failedJob, queue, limit, epochMicros(after.failedAt()), after.jobId())
-                        .collectList())
+        // Keyset paging: strictly after the previous page's last (failed_at, job_id), in the same order.
+        String keyset = after == null ? "" : " AND (failed_at, job_id) < (" + micros("$3") + ", $4)";
+        Object[] binds = after == null ? new Object[] {queue, limit}
+                : new Object[] {queue, limit, epochMicros(after.failedAt()), after.jobId()};
+        String sql = "SELECT " + COLUMNS + " FROM " + table + " WHERE queue = $1" + keyset
+                + " ORDER BY failed_at DESC, job_id DESC LIMIT $2";
+        return Db.withConnection(factory, c -> Db.query(c, sql, DeadLetters::failedJob, binds).collectList())
                 .flatMapMany(Flux::fromIterable);
     }
 
