@@ -18,8 +18,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The real {@link TaskPort}: core's {@link QueueStorage} for rotation, prune, rollup, the job-lifecycle
- * maintenance and the dead-letter purge, plus the engine's own leader lock, diagnostics and blocker queries. Ring work runs on the storage's
- * (pooled) connections, never on the leader connection, so a failed prune never costs leadership.
+ * maintenance and the dead-letter purge, plus the engine's own leader lock, diagnostics and blocker queries. Ring
+ * work runs on the storage's (pooled) connections, never on the leader connection, so a failed prune never costs
+ * leadership.
  */
 public final class StoragePort implements TaskPort {
 
