@@ -6,6 +6,8 @@ import io.awareactive.core.internal.Pruner;
 import io.awareactive.core.internal.Rotator;
 import io.awareactive.core.internal.Schema;
 import io.awareactive.core.internal.SchemaInstaller;
+import io.awareactive.core.internal.TerminalRollup;
+import io.awareactive.core.internal.Validation;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -27,6 +29,7 @@ public final class QueueStorage {
     private final SchemaInstaller installer;
     private final Rotator rotator;
     private final Pruner pruner;
+    private final TerminalRollup rollup;
 
     private QueueStorage(QueueStorageConfig config) {
         this.config = config;
@@ -39,6 +42,7 @@ public final class QueueStorage {
         long lockTimeoutMillis = config.effectivePruneLockTimeout().toMillis();
         this.rotator = new Rotator(config.connectionFactory(), schema, lockTimeoutMillis);
         this.pruner = new Pruner(config.connectionFactory(), schema, lockTimeoutMillis);
+        this.rollup = new TerminalRollup(config.connectionFactory(), schema, lockTimeoutMillis);
     }
 
     /**
@@ -100,30 +104,97 @@ public final class QueueStorage {
     }
 
     /**
-     * Prunes the ring's oldest sealed slot in one transaction under the transaction-local prune lock timeout: proves
-     * the slot holds no live work, locks its children within a bounded wait, proves it again and truncates them.
-     * Never changes a ring cursor and never errors: every failure is an outcome.
+     * Prunes the ring's oldest initialized sealed slot in one transaction on a connection from the factory.
+     *
+     * <p>The transaction starts with {@code set_config('lock_timeout', '<T>ms', true)} ({@code T} the
+     * {@linkplain QueueStorageConfig#effectivePruneLockTimeout() effective prune lock timeout}), so every lock it
+     * takes is bounded and nothing leaks into a pooled connection. Then: the ring serializer (a try-lock that never
+     * waits; held elsewhere → {@link PruneOutcome.Blocked} with {@link BlockedCause#SERIALIZER_BUSY}), the target
+     * from the ledger and slot count (none → {@link PruneOutcome.Noop}), the slot row {@code FOR UPDATE}, the
+     * live-work gates (→ {@link PruneOutcome.SkippedActive}), the child locks (queue: {@code ready_segments_k} timed,
+     * the other children {@code NOWAIT}; lease: {@code leases_k} timed; claim: {@code lease_claims_k} timed,
+     * {@code lease_claim_closures_k} {@code NOWAIT}), the gates again, the count hand-off (queue) and one
+     * {@code TRUNCATE} of the slot's children → {@link PruneOutcome.Pruned} with lock, truncate and commit times.
+     *
+     * <p>SQLSTATE 55P03 rolls back, releasing every lock taken, → {@link PruneOutcome.Blocked} with
+     * {@link BlockedCause#NOWAIT} at a {@code NOWAIT} step and {@link BlockedCause#LOCK_TIMEOUT} elsewhere; any other
+     * failure (57014, 40P01, a lost connection, a pool timeout, 55P03 before the target is known) rolls back →
+     * {@link PruneOutcome.Failed}, logged at ERROR. Never changes a ring cursor. Does not block; run it at most once
+     * per ring at a time (the serializer answers a concurrent attempt {@code SERIALIZER_BUSY}).
      *
      * @param ring the ring
      * @return {@link PruneOutcome.Pruned}, {@link PruneOutcome.Noop}, {@link PruneOutcome.Blocked},
-     *     {@link PruneOutcome.SkippedActive} or {@link PruneOutcome.Failed}
+     *     {@link PruneOutcome.SkippedActive} or {@link PruneOutcome.Failed}; never an error signal
+     * @throws NullPointerException when {@code ring} is null
      */
     public Mono<PruneOutcome> prune(Ring ring) {
         return pruner.prune(Objects.requireNonNull(ring, "ring"));
     }
 
     /**
-     * Folds the terminal-count deltas of sealed queue slots into live counts: one transaction per slot, each under
-     * the transaction-local prune lock timeout, at most {@code maxSlots} slots, oldest first. Stops after a
-     * {@link RollupOutcome.SkippedMvccPinned}. Never errors: every failure is an outcome.
+     * Folds the terminal-count deltas of sealed queue slots into live counts. Candidates (initialized sealed slots
+     * whose {@code queue_terminal_count_deltas_k} has rows, oldest first, at most {@code maxSlots}) come from one
+     * short timeout-first read; then each slot gets its own transaction: the lock timeout, the queue serializer
+     * (held elsewhere → {@link RollupOutcome.Blocked}), a cursor re-read (slot reopened → {@link RollupOutcome.Empty}),
+     * the slot row {@code FOR UPDATE}, the horizon check, the delta child {@code ACCESS EXCLUSIVE} (timed; 55P03 →
+     * {@link RollupOutcome.Blocked}), an upsert into {@code queue_terminal_live_counts} and a {@code TRUNCATE} of the
+     * delta child → {@link RollupOutcome.Rolled}. Terminal counts are unchanged by a rollup.
      *
-     * @param maxSlots the most slots to fold, 1 to 64
-     * @param mvccPinMinAge a snapshot older than this pins the horizon
-     * @param mvccPinMinXids without {@code pg_read_all_stats}, an xid age above this pins the horizon
-     * @return one outcome per slot transaction
+     * <p>The horizon check: another backend of this database holds a snapshot whose transaction is older than
+     * {@code mvccPinMinAge}, or idles in a transaction holding an xid; for sessions whose activity is hidden (no
+     * {@code pg_read_all_stats}), an {@code age(backend_xmin)} or {@code age(backend_xid)} above
+     * {@code mvccPinMinXids} counts instead. A pinned horizon → {@link RollupOutcome.SkippedMvccPinned} and no further
+     * slot this call.
+     *
+     * @param maxSlots the most slots to fold, 1 to 64 (the engine's default is 4)
+     * @param mvccPinMinAge a snapshot older than this pins the horizon (the engine's default is 5 s); positive
+     * @param mvccPinMinXids without {@code pg_read_all_stats}, an xid age above this pins the horizon (the engine's
+     *     default is 10,000); positive
+     * @return one outcome per slot transaction, none when no sealed slot holds deltas; per-slot failures are
+     *     {@link RollupOutcome.Failed} outcomes, and only a failed candidate read is an error signal
+     * @throws IllegalArgumentException at call time, before any SQL, when an argument breaks its rule
      */
     public Flux<RollupOutcome> rollup(int maxSlots, Duration mvccPinMinAge, long mvccPinMinXids) {
-        return pruner.rollup(maxSlots, mvccPinMinAge, mvccPinMinXids);
+        Validation.requireBetween(maxSlots, 1, Ring.MAX_SLOT_COUNT, "maxSlots");
+        Validation.requirePositive(mvccPinMinAge, "mvccPinMinAge");
+        Validation.requirePositive(mvccPinMinXids, "mvccPinMinXids");
+        return rollup.rollup(maxSlots, mvccPinMinAge, mvccPinMinXids);
+    }
+
+    /**
+     * Folds the prune hand-off deltas ({@code queue_terminal_rollup_deltas}, written when a queue slot is pruned)
+     * into {@code queue_terminal_rollups}, in one transaction that sets the lock timeout first. Terminal counts are
+     * unchanged; concurrent folds count each delta once. The maintenance engine runs it after {@link #rollup}, and
+     * skips it while the horizon is pinned.
+     *
+     * @return the number of delta rows folded; a database failure is an error signal
+     */
+    public Mono<Long> foldTerminalCounts() {
+        return rollup.foldTerminalCounts();
+    }
+
+    /**
+     * Trims each ring's ledger to one lap: {@code DELETE ... WHERE generation < max - (N - 1)}, one transaction per
+     * ring, each setting the lock timeout first. The cursor never changes. The maintenance engine runs it after
+     * {@link #rollup}, and skips it while the horizon is pinned.
+     *
+     * @return the number of ledger rows deleted over all rings; a database failure is an error signal
+     */
+    public Mono<Long> trimLedgers() {
+        return rollup.trimLedgers();
+    }
+
+    /**
+     * Counts the ring's initialized sealed slots that still hold rows, that is, slots prune has not yet reclaimed,
+     * in one short read transaction that sets the lock timeout first. Feeds the {@code awa.ring.sealed_slots} gauge:
+     * 0 when idle or keeping up, up to N - 1 when pruning is stalled.
+     *
+     * @param ring the ring
+     * @return the count; a database failure is an error signal
+     * @throws NullPointerException when {@code ring} is null
+     */
+    public Mono<Integer> sealedSlots(Ring ring) {
+        return pruner.sealedSlots(Objects.requireNonNull(ring, "ring"));
     }
 
     /**

@@ -131,6 +131,9 @@ final class RotationIntegrationTests {
 
             assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(1, Set.of(RotationBlocker.SERIALIZER_BUSY)));
             assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(0, 0));
+            // Release before closing: a closed JDBC connection's backend may still hold the lock for a moment.
+            statement.execute("SELECT pg_advisory_unlock(hashtextextended('awa-reactive.ring:" + schema
+                    + ":queue', 0))");
         }
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
     }

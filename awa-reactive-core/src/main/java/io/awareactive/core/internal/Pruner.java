@@ -1,19 +1,94 @@
 package io.awareactive.core.internal;
 
+import io.awareactive.core.BlockedCause;
+import io.awareactive.core.PruneDurations;
 import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RollupOutcome;
+import io.awareactive.core.SkipReason;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
-import reactor.core.publisher.Flux;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
-/** Ring prune and terminal-count rollup. SCAFFOLD: being implemented (issue: transactional ring prune). */
+/**
+ * Ring prune: one transaction that proves the ring's oldest sealed slot holds no live work, locks its children
+ * {@code ACCESS EXCLUSIVE} within a bounded wait, proves it again and truncates them (design §6.1–§6.4).
+ *
+ * <p>Every transaction starts with the transaction-local lock timeout, then the ring serializer (a try-lock, never
+ * waiting), then the slot row {@code FOR UPDATE} (timed). SQLSTATE 55P03 anywhere rolls back, which releases every lock
+ * taken, and becomes {@link PruneOutcome.Blocked} with the cause of the running step; every other failure rolls back
+ * and becomes {@link PruneOutcome.Failed}, logged at ERROR. Errors are mapped outside the transaction scope, so the
+ * rollback path ends a failed attempt. A prune never writes a ledger, so it never moves a cursor.
+ */
 public final class Pruner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Pruner.class);
 
     private final ConnectionFactory connectionFactory;
     private final Schema schema;
     private final long lockTimeoutMillis;
+    private final Hooks hooks;
+
+    /**
+     * Test seam (package-private): replaces the computed target, to reach the {@code lease.current} and
+     * {@code claim.current} guards that cannot fire otherwise, and runs extra work inside the transaction after the
+     * serializer was taken (a probe reading {@code current_setting('lock_timeout')}).
+     *
+     * @param target maps the computed prune target
+     * @param probe runs inside the transaction once the serializer is held, before the slot row lock
+     */
+    record Hooks(UnaryOperator<SealedSlot> target, BiFunction<Connection, SealedSlot, Mono<Void>> probe) {
+        static final Hooks NONE = new Hooks(UnaryOperator.identity(), (c, target) -> Mono.empty());
+    }
+
+    /**
+     * Which children a ring's prune locks: {@code timed} under the lock timeout first, then {@code nowait} in one
+     * {@code NOWAIT} statement.
+     */
+    private record LockPlan(String timed, List<String> nowait) {
+        static LockPlan of(Ring ring) {
+            return switch (ring) {
+                // Every claimer scans the ready_segments parent: the one child where NOWAIT would rarely win.
+                case QUEUE -> new LockPlan("ready_segments", List.of("ready_entries", "ready_claim_ranges",
+                        "ready_tombstones", "done_entries", "queue_terminal_count_deltas"));
+                case LEASE -> new LockPlan("leases", List.of());
+                // Receipts are the widely read side; with every receipt closed no closure can arrive.
+                case CLAIM -> new LockPlan("lease_claims", List.of("lease_claim_closures"));
+            };
+        }
+    }
+
+    /** Per-subscription state of one attempt, read when mapping its end outside the transaction scope. */
+    private static final class Attempt {
+        volatile @Nullable Integer slot;
+        volatile BlockedCause runningStep = BlockedCause.LOCK_TIMEOUT;
+        volatile long lockNanos;
+        volatile long truncateNanos;
+        volatile long commitStart;
+        volatile @Nullable PruneOutcome outcome;
+
+        /** The outcome once the transaction ended; a Pruned gets its commit time here, after the COMMIT returned. */
+        PruneOutcome finish() {
+            PruneOutcome ended = outcome;
+            if (ended instanceof PruneOutcome.Pruned pruned) {
+                return new PruneOutcome.Pruned(pruned.slot(), pruned.generation(), new PruneDurations(
+                        Duration.ofNanos(lockNanos), Duration.ofNanos(truncateNanos),
+                        Duration.ofNanos(System.nanoTime() - commitStart)));
+            }
+            if (ended == null) {
+                throw new IllegalStateException("prune transaction ended without an outcome");
+            }
+            return ended;
+        }
+    }
 
     /**
      * Creates a pruner.
@@ -23,31 +98,229 @@ public final class Pruner {
      * @param lockTimeoutMillis the effective lock timeout, set transaction-locally first
      */
     public Pruner(ConnectionFactory connectionFactory, Schema schema, long lockTimeoutMillis) {
+        this(connectionFactory, schema, lockTimeoutMillis, Hooks.NONE);
+    }
+
+    Pruner(ConnectionFactory connectionFactory, Schema schema, long lockTimeoutMillis, Hooks hooks) {
         this.connectionFactory = connectionFactory;
         this.schema = schema;
         this.lockTimeoutMillis = lockTimeoutMillis;
+        this.hooks = hooks;
     }
 
     /**
-     * Prunes the ring's oldest sealed slot.
+     * Prunes the ring's oldest sealed slot in one transaction.
      *
      * @param ring the ring
-     * @return the outcome
+     * @return the outcome: {@code Pruned}, {@code Noop}, {@code Blocked}, {@code SkippedActive} or {@code Failed};
+     *     never an error signal
      */
     public Mono<PruneOutcome> prune(Ring ring) {
-        return Mono.error(new UnsupportedOperationException("prune " + ring + " of " + schema.name() + " via "
-                + connectionFactory + " with " + lockTimeoutMillis + " ms: not implemented yet"));
+        return Mono.defer(() -> {
+            Attempt attempt = new Attempt();
+            return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+                            .then(RingReads.tryLockSerializer(c, schema, ring))
+                            .flatMap(locked -> RingReads.state(c, schema, ring)
+                                    .flatMap(state -> pruneTarget(c, ring, state, locked, attempt))))
+                    .doOnNext(outcome -> attempt.outcome = outcome)
+                    // then(): runs after usingWhen's COMMIT completed, so the commit clock covers it.
+                    .then(Mono.fromSupplier(attempt::finish))
+                    .onErrorResume(error -> Mono.just(ended(ring, attempt, error)));
+        });
+    }
+
+    /** Q2–Q4: the serializer's answer, the target and the slot row. */
+    private Mono<PruneOutcome> pruneTarget(Connection c, Ring ring, RingReads.RingState state, boolean locked,
+            Attempt attempt) {
+        Optional<SealedSlot> found = SealedSlot.pruneTarget(state).map(hooks.target());
+        if (found.isEmpty()) {
+            // A false try-lock leaves by the rollback path like every abandoned attempt (one path is simpler).
+            return locked ? Mono.just(new PruneOutcome.Noop())
+                    : Mono.error(new EarlyExit(new PruneOutcome.Noop(), null));
+        }
+        SealedSlot target = found.get();
+        attempt.slot = target.slot();
+        if (!locked) {
+            return Mono.error(new EarlyExit(new PruneOutcome.Blocked(target.slot(), BlockedCause.SERIALIZER_BUSY),
+                    null));
+        }
+        return hooks.probe().apply(c, target)
+                .then(lockSlotRow(c, schema, ring, target.slot()))
+                .flatMap(present -> {
+                    if (!present) {
+                        LOG.warn("prune of the {} ring: slot row {} is missing from {}; the installation is damaged",
+                                ring.label(), target.slot(), schema.ringSlots(ring));
+                        return Mono.just(new PruneOutcome.Noop());
+                    }
+                    return pruneLocked(c, ring, target, attempt);
+                });
+    }
+
+    /** Gates, child locks, gates again, count hand-off and truncate, with the lock and truncate clocks. */
+    private Mono<PruneOutcome> pruneLocked(Connection c, Ring ring, SealedSlot target, Attempt attempt) {
+        int slot = target.slot();
+        return liveWork(c, ring, target).flatMap(before -> before.isPresent()
+                ? Mono.<PruneOutcome>just(new PruneOutcome.SkippedActive(slot, before.get()))
+                : lockChildren(c, ring, slot, attempt)
+                        // Rows committed while we waited for the locks are visible only now.
+                        .then(Mono.defer(() -> liveWork(c, ring, target)))
+                        .flatMap(after -> after.isPresent()
+                                ? Mono.<PruneOutcome>just(new PruneOutcome.SkippedActive(slot, after.get()))
+                                : handOffCounts(c, ring, slot)
+                                        .then(truncate(c, ring, slot, attempt))
+                                        .thenReturn((PruneOutcome) new PruneOutcome.Pruned(slot, target.generation(),
+                                                new PruneDurations(Duration.ZERO, Duration.ZERO, Duration.ZERO)))));
     }
 
     /**
-     * Folds sealed slots' terminal-count deltas.
-     *
-     * @param maxSlots the most slots
-     * @param mvccPinMinAge snapshot age that pins
-     * @param mvccPinMinXids xid age that pins
-     * @return the outcomes
+     * The ring's live-work gates, in order; the first that finds live work gives the skip reason. One statement for
+     * the queue ring ({@code CASE} evaluates its branches lazily, so later gates run only when earlier ones pass).
      */
-    public Flux<RollupOutcome> rollup(int maxSlots, Duration mvccPinMinAge, long mvccPinMinXids) {
-        return Flux.error(new UnsupportedOperationException("rollup: not implemented yet"));
+    private Mono<Optional<SkipReason>> liveWork(Connection c, Ring ring, SealedSlot target) {
+        int k = target.slot();
+        return switch (ring) {
+            case QUEUE -> Db.queryOne(c, "SELECT CASE"
+                            + " WHEN EXISTS (SELECT 1 FROM " + schema.table("leases") + " WHERE ready_slot = $1)"
+                            + " THEN 'QUEUE_ACTIVE_LEASES'"
+                            + " WHEN " + pendingReady(k) + " THEN 'QUEUE_PENDING_READY'"
+                            + " WHEN (SELECT count(*) FROM " + schema.table("lease_claims") + " WHERE ready_slot = $1)"
+                            + " <> (SELECT count(*) FROM " + schema.table("lease_claim_closures")
+                            + " WHERE ready_slot = $1) THEN 'QUEUE_UNCLOSED_CLAIM_REFS' END",
+                    row -> Optional.ofNullable(row.get(0, String.class)).map(SkipReason::valueOf), k);
+            case LEASE -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.LEASE_CURRENT))
+                    : Db.queryOne(c, "SELECT EXISTS (SELECT 1 FROM " + schema.child("leases", k) + ")",
+                            row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.LEASE_ACTIVE)
+                                    : Optional.<SkipReason>empty());
+            case CLAIM -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.CLAIM_CURRENT))
+                    : Db.queryOne(c, "SELECT (SELECT count(*) FROM " + schema.child("lease_claims", k) + ") <> (SELECT"
+                                    + " count(*) FROM " + schema.child("lease_claim_closures", k) + ")",
+                            row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.CLAIM_OPEN)
+                                    : Optional.<SkipReason>empty());
+        };
+    }
+
+    /**
+     * G2: a ready row at or beyond its lane's effective cursor, the larger of the claim sequence's last value + 1 and
+     * the end of the lane's highest committed range in this slot, so a lagging cursor cannot pin the slot. A row
+     * whose lane is missing counts as pending (cursor 1): never truncate what cannot be proven claimed.
+     */
+    private String pendingReady(int k) {
+        String ranges = schema.child("ready_claim_ranges", k);
+        return "EXISTS (SELECT 1 FROM " + schema.child("ready_entries", k) + " e LEFT JOIN " + schema.table("queue_lanes")
+                + " l ON l.queue = e.queue AND l.priority = e.priority AND l.enqueue_shard = e.enqueue_shard"
+                + " WHERE e.lane_seq >= GREATEST(COALESCE(pg_sequence_last_value(l.claim_seq), 0) + 1,"
+                + " (SELECT max(r.next_lane_seq) FROM " + ranges + " r WHERE r.queue = e.queue"
+                + " AND r.priority = e.priority AND r.enqueue_shard = e.enqueue_shard)))";
+    }
+
+    private Mono<Void> lockChildren(Connection c, Ring ring, int k, Attempt attempt) {
+        LockPlan plan = LockPlan.of(ring);
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            Mono<Void> timed = Db.execute(c, "LOCK TABLE " + schema.child(plan.timed(), k)
+                    + " IN ACCESS EXCLUSIVE MODE");
+            Mono<Void> nowait = plan.nowait().isEmpty() ? Mono.empty() : Mono.defer(() -> {
+                attempt.runningStep = BlockedCause.NOWAIT;
+                return Db.execute(c, "LOCK TABLE " + children(plan.nowait(), k) + " IN ACCESS EXCLUSIVE MODE NOWAIT")
+                        .doOnSuccess(done -> attempt.runningStep = BlockedCause.LOCK_TIMEOUT);
+            });
+            return timed.then(nowait).doOnSuccess(done -> attempt.lockNanos = System.nanoTime() - start);
+        });
+    }
+
+    /**
+     * Q9: done rows are ground truth and replace the slot's folded and unfolded counts: their counts move to the
+     * rollup deltas, the slot's live counts go, and its count deltas leave with the truncate.
+     */
+    private Mono<Void> handOffCounts(Connection c, Ring ring, int k) {
+        if (ring != Ring.QUEUE) {
+            return Mono.empty();
+        }
+        return Db.update(c, "INSERT INTO " + schema.table("queue_terminal_rollup_deltas")
+                        + " (queue, priority, state, count) SELECT queue, priority, state, count(*) FROM "
+                        + schema.child("done_entries", k) + " GROUP BY queue, priority, state")
+                .then(Db.update(c, "DELETE FROM " + schema.table("queue_terminal_live_counts")
+                        + " WHERE ready_slot = $1", k))
+                .then();
+    }
+
+    private Mono<Void> truncate(Connection c, Ring ring, int k, Attempt attempt) {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            return Db.execute(c, "TRUNCATE " + children(Schema.families(ring), k))
+                    .doOnSuccess(done -> {
+                        long end = System.nanoTime();
+                        attempt.truncateNanos = end - start;
+                        attempt.commitStart = end;
+                    });
+        });
+    }
+
+    private String children(List<String> families, int k) {
+        return families.stream().map(family -> schema.child(family, k)).collect(Collectors.joining(", "));
+    }
+
+    /** Maps the end of an attempt that left by the error path: early exits, 55P03 and failures. */
+    private PruneOutcome ended(Ring ring, Attempt attempt, Throwable error) {
+        if (error instanceof EarlyExit exit) {
+            return exit.outcome(PruneOutcome.class);
+        }
+        PruneOutcome outcome = MaintenanceFailures.pruneOutcome(error, attempt.slot, attempt.runningStep);
+        if (outcome instanceof PruneOutcome.Failed failed) {
+            logFailure(LOG, "prune", ring, failed.slot(), failed.sqlState(), error, lockTimeoutMillis);
+        }
+        return outcome;
+    }
+
+    /**
+     * Locks a slot row {@code FOR UPDATE} under the transaction's lock timeout (lock order: serializer, slot row,
+     * children).
+     *
+     * @param c a connection inside a timeout-first transaction
+     * @param schema the schema
+     * @param ring the ring
+     * @param slot the slot
+     * @return whether the row exists
+     */
+    static Mono<Boolean> lockSlotRow(Connection c, Schema schema, Ring ring, int slot) {
+        return Db.query(c, "SELECT slot FROM " + schema.ringSlots(ring) + " WHERE slot = $1 FOR UPDATE",
+                        row -> Boolean.TRUE, slot)
+                .hasElements();
+    }
+
+    /** Logs a failed prune or rollup at ERROR; the stack trace only when no SQLSTATE explains it (likely a bug). */
+    static void logFailure(Logger log, String operation, Ring ring, @Nullable Integer slot, @Nullable String sqlState,
+            Throwable error, long lockTimeoutMillis) {
+        String message = MaintenanceFailures.message(operation, ring.label(), slot, sqlState, error,
+                lockTimeoutMillis);
+        if (sqlState == null) {
+            log.error(message, error);
+        } else {
+            log.error(message);
+        }
+    }
+
+    /**
+     * Counts the ring's initialized sealed slots that still hold rows (not yet pruned), in one short timeout-first
+     * read transaction.
+     *
+     * @param ring the ring
+     * @return the count: 0 when idle, up to N - 1 when pruning is stalled; errors with the database failure
+     */
+    public Mono<Integer> sealedSlots(Ring ring) {
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+                .then(RingReads.state(c, schema, ring))
+                .flatMap(state -> {
+                    List<SealedSlot> sealed = SealedSlot.oldestFirst(state.cursor(), state.slotCount());
+                    if (sealed.isEmpty()) {
+                        return Mono.just(0);
+                    }
+                    String sql = sealed.stream()
+                            .map(s -> Schema.families(ring).stream()
+                                    .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
+                                    .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
+                            .collect(Collectors.joining(" + ", "SELECT ", ""));
+                    return Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class));
+                }));
     }
 }

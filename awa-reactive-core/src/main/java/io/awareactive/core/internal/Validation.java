@@ -70,6 +70,21 @@ public final class Validation {
     }
 
     /**
+     * Requires a positive number.
+     *
+     * @param value the value
+     * @param option the option name
+     * @return the value
+     * @throws IllegalArgumentException when zero or negative
+     */
+    public static long requirePositive(long value, String option) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(option + " must be greater than 0, was " + value);
+        }
+        return value;
+    }
+
+    /**
      * Requires a duration that is zero or positive.
      *
      * @param value the duration
