@@ -4,8 +4,10 @@ import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
 import io.awareactive.maintenance.LockHolder;
 import io.awareactive.maintenance.PruneEvent;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +24,16 @@ final class OutcomeTally {
     /** Outcome labels in the order the demo prints them. */
     static final List<String> LABELS = List.of("pruned", "blocked", "skipped_active", "backed_off", "already_pruned",
             "noop", "error");
+
+    /** Short forms of the labels for the live line. */
+    static String shortLabel(String label) {
+        return switch (label) {
+            case "skipped_active" -> "skipped";
+            case "backed_off" -> "backoff";
+            case "already_pruned" -> "already";
+            default -> label;
+        };
+    }
 
     private final Map<Ring, Map<String, Long>> counts = new EnumMap<>(Ring.class);
     private final Map<String, Long> blockedCauses = new LinkedHashMap<>();
@@ -50,14 +62,19 @@ final class OutcomeTally {
             if (event.ring() == Ring.QUEUE) {
                 lastQueueBlocked = event.at();
             }
+            // Name the holder whose transaction is oldest: short-lived holders (claimers) come and go, the oldest
+            // one is what kept the prune from its lock.
             List<String> fresh = new ArrayList<>();
-            for (LockHolder holder : event.blockers()) {
-                String description = describe(holder);
-                if (blockers.putIfAbsent(holder.pid(), description) == null) {
-                    fresh.add(event.ring().label() + " slot " + blocked.slot() + " " + blocked.cause().label()
-                            + ": held by " + description);
-                }
-            }
+            event.blockers().stream()
+                    .max(Comparator.comparing(holder -> holder.transactionAge() == null ? Duration.ZERO
+                            : holder.transactionAge()))
+                    .filter(holder -> !blockers.containsKey(holder.pid()))
+                    .ifPresent(holder -> {
+                        String description = describe(holder);
+                        blockers.put(holder.pid(), description);
+                        fresh.add(event.ring().label() + " slot " + blocked.slot() + " " + blocked.cause().label()
+                                + ": the oldest lock holder is " + description);
+                    });
             return fresh;
         }
         Instant ended = contentionEnded.get();

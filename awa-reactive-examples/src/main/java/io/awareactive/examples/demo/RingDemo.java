@@ -194,8 +194,9 @@ final class RingDemo {
             producers.add(contendingReader(connectionOptions(url, READER_APPLICATION_NAME), start));
         }
 
-        out.println("Running for " + DemoOptions.format(options.duration()) + " (ring: current slot/generation, "
-                + "sealed slots, prune outcomes so far)");
+        out.println("Running for " + DemoOptions.format(options.duration()) + ". Per ring: current slot/generation, "
+                + "sealed slots not yet pruned, prune outcomes so far (skipped = skipped_active, backoff = backed_off, "
+                + "already = already_pruned).");
         long seconds = Math.max(1, options.duration().toSeconds());
         long[] previous = {0, 0};
         Flux.interval(Duration.ofSeconds(1), Schedulers.parallel())
@@ -328,7 +329,7 @@ final class RingDemo {
     private String liveLine(long second, PrometheusMeterRegistry registry, long[] previous) {
         long enq = enqueued.get();
         long done = completed.get();
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%4ds  enqueued %5d/s  completed %5d/s",
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%4ds  enqueued %4d/s  completed %4d/s",
                 second, enq - previous[0], done - previous[1]));
         previous[0] = enq;
         previous[1] = done;
@@ -341,7 +342,7 @@ final class RingDemo {
             for (String label : OutcomeTally.LABELS.subList(1, OutcomeTally.LABELS.size())) {
                 long count = tally.count(ring, label);
                 if (count > 0) {
-                    line.append(' ').append(label).append(' ').append(count);
+                    line.append(' ').append(OutcomeTally.shortLabel(label)).append(' ').append(count);
                 }
             }
         }

@@ -16,7 +16,6 @@ import reactor.core.publisher.Mono;
  *
  * <p>Phase 0: started before the web server accepts requests and stopped after it stopped taking them.
  */
-// tag::lifecycle[]
 final class AwaLifecycle implements SmartLifecycle {
 
     private final RingMaintenance maintenance;
@@ -36,10 +35,11 @@ final class AwaLifecycle implements SmartLifecycle {
         this.grace = properties.getStopGrace();
     }
 
+    // tag::lifecycle[]
     @Override
     public void start() {
         tracking = maintenance.outcomes().subscribe(tracker::record);
-        maintenance.start().then(worker.start()).block(Duration.ofMinutes(1));
+        maintenance.start().then(Mono.defer(worker::start)).block(Duration.ofMinutes(1));
         running = true;
     }
 

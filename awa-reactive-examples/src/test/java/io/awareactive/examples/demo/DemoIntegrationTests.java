@@ -60,7 +60,7 @@ final class DemoIntegrationTests {
 
         assertThat(output)
                 .contains("  >> contending reader pid ", "  >> blocked queue slot ",
-                        "held by pid ", RingDemo.READER_APPLICATION_NAME, "Summary after ")
+                        "the oldest lock holder is pid ", RingDemo.READER_APPLICATION_NAME, "Summary after ")
                 .containsPattern("(?m)^queue +\\d+/\\d+ +\\d+ +[1-9]\\d* +[1-9]\\d* ")
                 .containsPattern("(?m)^ +\\ds  enqueued +\\d+/s  completed +\\d+/s \\| queue ");
 

@@ -54,10 +54,8 @@ final class WebFluxExampleIntegrationTests {
                 "--server.port=0",
                 "--awa.r2dbc-url=" + db.server().r2dbcUrl(db.database()) + "?applicationName=" + applicationName,
                 "--awa.schema=" + schema,
-                "--awa.queue-slot-count=4",
-                "--awa.lease-slot-count=2",
-                "--awa.claim-slot-count=2",
-                "--awa.rotate-interval=200ms",
+                // Default slot counts: a finished job's status stays readable for about 15 rotations.
+                "--awa.rotate-interval=500ms",
                 "--awa.stop-grace=2s");
     }
 
@@ -161,8 +159,8 @@ final class WebFluxExampleIntegrationTests {
                 .jsonPath("$.components.awa.status").isEqualTo("UP")
                 .jsonPath("$.components.awa.details.maintenance").isEqualTo("running")
                 .jsonPath("$.components.awa.details.leader").isEqualTo(true)
-                .jsonPath("$.components.awa.details.rings.queue.slotCount").isEqualTo(4)
-                .jsonPath("$.components.awa.details.rings.lease.slotCount").isEqualTo(2)
+                .jsonPath("$.components.awa.details.rings.queue.slotCount").isEqualTo(16)
+                .jsonPath("$.components.awa.details.rings.lease.slotCount").isEqualTo(8)
                 .jsonPath("$.components.awa.details.rings.claim.generation").isNumber()
                 .jsonPath("$.components.awa.details.rings.queue.lastOutcome").isNotEmpty());
     }
