@@ -1,6 +1,7 @@
 package io.awareactive.core;
 
 import io.awareactive.core.internal.Db;
+import io.awareactive.core.internal.Lifecycle;
 import io.awareactive.core.internal.RingReads;
 import io.awareactive.core.internal.Pruner;
 import io.awareactive.core.internal.Rotator;
@@ -8,10 +9,16 @@ import io.awareactive.core.internal.Schema;
 import io.awareactive.core.internal.SchemaInstaller;
 import io.awareactive.core.internal.TerminalRollup;
 import io.awareactive.core.internal.Validation;
+import io.awareactive.core.internal.WorkerLoop;
+import io.r2dbc.spi.Connection;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -21,6 +28,15 @@ import reactor.core.publisher.Mono;
  * <p>Every method is lazy and non-blocking: nothing happens until the returned publisher is subscribed, and no
  * method blocks the subscribing thread. Instances are immutable and thread-safe; create one per schema and share
  * it. Connections come from {@link QueueStorageConfig#connectionFactory()} and are returned after each operation.
+ *
+ * <p><b>Job lifecycle.</b> {@link #enqueue(JobRequest)} puts a job into the current queue slot (or, with a
+ * {@code runAt}, into the deferred table); {@link #claim(String, int, String)} takes a batch in priority order,
+ * FIFO within a lane, giving each attempt a lease and a receipt; {@link #heartbeat(Job)} keeps an attempt alive;
+ * {@link #complete(Job)}, {@link #fail(Job, String)} and {@link #release(Job)} end it; {@link #cancel(long)} cancels
+ * a job not yet claimed. <b>Promotion of scheduled jobs, retries with a backoff, and rescue of attempts with a stale
+ * heartbeat or a passed deadline happen only while a maintenance engine runs</b> (it calls {@link #promote(int)} and
+ * {@link #rescue(int)}); without one, scheduled jobs and delayed retries stay in the deferred table and stuck
+ * attempts keep their lease. A {@link Worker} ({@link #worker(WorkerConfig)}) runs a handler on a queue.
  */
 public final class QueueStorage {
 
@@ -30,6 +46,7 @@ public final class QueueStorage {
     private final Rotator rotator;
     private final Pruner pruner;
     private final TerminalRollup rollup;
+    private final Lifecycle lifecycle;
 
     private QueueStorage(QueueStorageConfig config) {
         this.config = config;
@@ -43,6 +60,7 @@ public final class QueueStorage {
         this.rotator = new Rotator(config.connectionFactory(), schema, lockTimeoutMillis);
         this.pruner = new Pruner(config.connectionFactory(), schema, lockTimeoutMillis);
         this.rollup = new TerminalRollup(config.connectionFactory(), schema, lockTimeoutMillis);
+        this.lifecycle = new Lifecycle(config.connectionFactory(), schema, config);
     }
 
     /**
@@ -206,5 +224,273 @@ public final class QueueStorage {
     public Mono<RingCursor> cursor(Ring ring) {
         Objects.requireNonNull(ring, "ring");
         return Db.withConnection(config.connectionFactory(), c -> RingReads.cursor(c, schema, ring));
+    }
+
+    // ------------------------------------------------------------------------------------------- job lifecycle
+
+    /**
+     * Enqueues one job in its own transaction. An immediate job goes into the current queue slot (the slot read
+     * from the ledger inside the same INSERT), under its lane's advisory lock from reserving its position until
+     * commit; a scheduled one ({@link JobRequest#runAt()}) into the deferred table, from where a running maintenance
+     * engine promotes it once due. Workers of the queue are notified (one {@code NOTIFY} per transaction and queue).
+     * A new lane (queue, priority, shard) is first created by {@code create_lane} in its own short transaction.
+     *
+     * @param request the job
+     * @return the server-assigned job id
+     * @throws IllegalArgumentException at call time, nothing written, when {@code request} is null or its arguments
+     *     exceed {@link QueueStorageConfig#maxArgsBytes()}
+     */
+    public Mono<Long> enqueue(JobRequest request) {
+        List<JobRequest> batch = List.of(lifecycle.checkRequest(request));
+        return Mono.defer(() -> lifecycle.enqueue(batch)).map(ids -> ids.get(0));
+    }
+
+    /**
+     * Enqueues jobs in batches of up to {@value #ENQUEUE_BATCH} requests, each batch one transaction of a few
+     * round trips (one per lane, plus one for all scheduled jobs). Each request is checked as it arrives; a bad one
+     * ends the stream with an {@link IllegalArgumentException} before its batch is written (earlier batches stay
+     * committed).
+     *
+     * @param requests the jobs
+     * @return the job ids, in input order
+     */
+    public Flux<Long> enqueueAll(Publisher<JobRequest> requests) {
+        Objects.requireNonNull(requests, "requests");
+        return Flux.from(requests)
+                .map(lifecycle::checkRequest)
+                .buffer(ENQUEUE_BATCH)
+                .concatMap(lifecycle::enqueue)
+                .concatMapIterable(ids -> ids);
+    }
+
+    /** The largest batch of {@link #enqueueAll(Publisher)}. */
+    public static final int ENQUEUE_BATCH = 500;
+
+    /**
+     * Enqueues one job inside the caller's transaction: the job commits or rolls back with the caller's own
+     * writes, and its {@code NOTIFY} is delivered at the caller's commit. The caller must have begun the
+     * transaction on {@code connection}; nothing here begins, commits or closes it. The job's lane lock is held
+     * until the caller ends the transaction, so keep it short: the lane's later jobs cannot be enqueued meanwhile.
+     * A new lane is created beforehand on a connection of this storage (never inside the caller's transaction), so
+     * the storage's factory must be able to hand out a connection while the caller holds one.
+     *
+     * @param connection the caller's connection, inside a transaction
+     * @param request the job
+     * @return the server-assigned job id
+     * @throws IllegalArgumentException at call time, nothing written, when an argument is null or the job's
+     *     arguments exceed {@link QueueStorageConfig#maxArgsBytes()}
+     */
+    public Mono<Long> enqueue(Connection connection, JobRequest request) {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        List<JobRequest> batch = List.of(lifecycle.checkRequest(request));
+        return Mono.defer(() -> lifecycle.enqueue(connection, batch)).map(ids -> ids.get(0));
+    }
+
+    /**
+     * Claims up to {@code maxBatch} jobs of a queue in one short transaction: lanes in priority order (1 first),
+     * FIFO within a lane; a lane being claimed by someone else is skipped, never waited for ({@code SKIP LOCKED} on
+     * its claim head), so two claimers never receive the same attempt. Each attempt gets a lease in the current
+     * lease slot and a receipt in the current claim slot. After the commit, the claimed lanes' cursors advance in a
+     * separate short transaction (a failed advance is repaired by the next claimer).
+     *
+     * @param queue the queue
+     * @param maxBatch the most jobs, 1 to 1,000
+     * @param workerId recorded on the leases
+     * @return the claimed attempts (none when nothing is available)
+     * @throws IllegalArgumentException at call time for a bad queue name, batch size or blank worker id
+     */
+    public Flux<Job> claim(String queue, int maxBatch, String workerId) {
+        JobRequest.requireQueue(queue);
+        if (maxBatch < 1 || maxBatch > 1000) {
+            throw new IllegalArgumentException("maxBatch must be between 1 and 1000, was " + maxBatch);
+        }
+        if (workerId == null || workerId.isBlank()) {
+            throw new IllegalArgumentException("workerId must not be blank, was "
+                    + (workerId == null ? "null" : "\"" + workerId + "\""));
+        }
+        return Flux.defer(() -> lifecycle.claim(queue, maxBatch, workerId, null));
+    }
+
+    /**
+     * Refreshes a live attempt's heartbeat ({@code deadline} never moves).
+     *
+     * @param job the attempt
+     * @return true when the attempt is still live; false when its lease is gone (rescued or ended): abandon it
+     * @throws IllegalArgumentException when {@code job} is null
+     */
+    public Mono<Boolean> heartbeat(Job job) {
+        requireJob(job);
+        return heartbeat(List.of(job)).hasElements();
+    }
+
+    /**
+     * Refreshes the heartbeats of several attempts: one UPDATE per lease slot.
+     *
+     * @param jobs the attempts
+     * @return the ids of the attempts still live; a missing id means that attempt was rescued or ended
+     * @throws IllegalArgumentException when {@code jobs} is null or holds null
+     */
+    public Flux<Long> heartbeat(Collection<Job> jobs) {
+        if (jobs == null) {
+            throw new IllegalArgumentException("jobs must not be null");
+        }
+        List<Job> copy = List.copyOf(jobs);
+        return Flux.defer(() -> lifecycle.heartbeat(copy));
+    }
+
+    /**
+     * Completes an attempt: deletes its lease (the race guard), closes its receipt and writes a completed done row
+     * and count delta into the job's original queue slot, in one transaction.
+     *
+     * @param job the attempt
+     * @return {@link AttemptResult#COMPLETED}, or {@link AttemptResult#LOST} when the attempt was no longer live
+     *     (nothing written)
+     * @throws IllegalArgumentException when {@code job} is null
+     */
+    public Mono<AttemptResult> complete(Job job) {
+        requireJob(job);
+        return Mono.defer(() -> lifecycle.end(job, Lifecycle.Outcome.COMPLETED, null));
+    }
+
+    /**
+     * Fails an attempt. While attempts remain, the job is retried after {@code min(base * factor^(attempt - 1),
+     * max) * (1 +- jitter)} through the deferred table (promoted by a running maintenance engine), or at once into
+     * the current queue slot when the delay is zero; otherwise it fails terminally (a failed done row with the
+     * error, and a dead-letter row unless {@link QueueStorageConfig#deadLetterRetention()} is zero).
+     *
+     * @param job the attempt
+     * @param error what went wrong (stored, up to 8,192 characters)
+     * @return {@link AttemptResult#RETRY_SCHEDULED}, {@link AttemptResult#FAILED}, or {@link AttemptResult#LOST}
+     *     when the attempt was no longer live (nothing written)
+     * @throws IllegalArgumentException when an argument is null
+     */
+    public Mono<AttemptResult> fail(Job job, String error) {
+        requireJob(job);
+        if (error == null) {
+            throw new IllegalArgumentException("error must not be null");
+        }
+        return Mono.defer(() -> lifecycle.end(job, Lifecycle.Outcome.FAILED, error));
+    }
+
+    /**
+     * Releases an attempt without consuming it: the job is ready again at once in the current queue slot, with the
+     * same attempt number.
+     *
+     * @param job the attempt
+     * @return {@link AttemptResult#RELEASED}, or {@link AttemptResult#LOST} when the attempt was no longer live
+     * @throws IllegalArgumentException when {@code job} is null
+     */
+    public Mono<AttemptResult> release(Job job) {
+        requireJob(job);
+        return Mono.defer(() -> lifecycle.end(job, Lifecycle.Outcome.RELEASED, null));
+    }
+
+    private static void requireJob(Job job) {
+        if (job == null) {
+            throw new IllegalArgumentException("job must not be null");
+        }
+    }
+
+    /**
+     * Cancels a job that has not been claimed: a scheduled one is removed from the deferred table, a ready one is
+     * tombstoned (claimers skip it) under its lane's claim head; either gets a cancelled done row and count delta.
+     *
+     * @param jobId the job id
+     * @return {@link CancelResult#CANCELLED}; {@link CancelResult#NOT_CANCELLABLE} when it was claimed, finished or
+     *     cancelled already; {@link CancelResult#NOT_FOUND} for an unknown (or pruned) id; nothing is written then
+     */
+    public Mono<CancelResult> cancel(long jobId) {
+        return Mono.defer(() -> lifecycle.cancel(jobId));
+    }
+
+    /**
+     * Maintenance: moves due scheduled jobs and delayed retries into the current queue slot, oldest first, in one
+     * transaction under its own transaction-local lock timeout of max(prune lock timeout, 100 ms). Rows are locked
+     * {@code FOR UPDATE SKIP LOCKED}; a lane whose lock a producer holds keeps its jobs for the next call, the other
+     * lanes' jobs move now. Called by the maintenance engine; without one running, nothing is promoted.
+     *
+     * @param maxJobs the most jobs to move, 1 to 10,000
+     * @return how many moved
+     * @throws IllegalArgumentException when {@code maxJobs} is out of range
+     */
+    public Mono<Integer> promote(int maxJobs) {
+        requireBatch(maxJobs, "maxJobs");
+        return Mono.defer(() -> lifecycle.promote(maxJobs));
+    }
+
+    /**
+     * Maintenance: takes back attempts whose heartbeat is older than {@link QueueStorageConfig#leaseStaleAfter()}
+     * or whose deadline has passed ({@code FOR UPDATE SKIP LOCKED}): deletes the lease, writes a {@code rescued}
+     * closure, then retries the job with backoff or fails it terminally, as {@link #fail(Job, String)} does. A
+     * worker's later completion of such an attempt changes nothing ({@link AttemptResult#LOST}). Called by the
+     * maintenance engine; without one running, stuck attempts are never rescued.
+     *
+     * @param maxJobs the most attempts, 1 to 10,000
+     * @return how many were rescued
+     * @throws IllegalArgumentException when {@code maxJobs} is out of range
+     */
+    public Mono<Integer> rescue(int maxJobs) {
+        requireBatch(maxJobs, "maxJobs");
+        return Mono.defer(() -> lifecycle.rescue(maxJobs));
+    }
+
+    private static void requireBatch(int value, String option) {
+        if (value < 1 || value > 10_000) {
+            throw new IllegalArgumentException(option + " must be between 1 and 10000, was " + value);
+        }
+    }
+
+    /**
+     * A job's state by id: a point read that tries the deferred table, then the queue slots newest-first, naming
+     * each child (never a ring-parent scan). A finished job's history lasts about one queue-ring lap.
+     *
+     * @param jobId the job id
+     * @return the status, or empty for an unknown (or pruned) id
+     */
+    public Mono<JobStatus> status(long jobId) {
+        return Mono.defer(() -> lifecycle.status(jobId));
+    }
+
+    /**
+     * Per-queue counts in one cheap statement, never reading ready or done rows: available from the lanes'
+     * sequences minus tombstones past the cursor (approximate while work is in flight), running from the leases,
+     * scheduled from the deferred table, terminal counts exactly from the count tables.
+     *
+     * @param queue the queue
+     * @return the counts (zeros for an unknown queue)
+     * @throws IllegalArgumentException at call time for a bad queue name
+     */
+    public Mono<QueueCounts> counts(String queue) {
+        JobRequest.requireQueue(queue);
+        return Mono.defer(() -> lifecycle.counts(queue));
+    }
+
+    /**
+     * A worker for {@code queue} with default settings ({@link WorkerConfig}); call {@link Worker#start()}.
+     *
+     * @param queue the queue
+     * @param handler runs one attempt; its {@code Mono} completing completes the attempt, an error fails it
+     * @return the worker, not started
+     * @throws IllegalArgumentException for a bad queue name or a null handler
+     */
+    public Worker worker(String queue, Function<Job, Mono<?>> handler) {
+        return worker(WorkerConfig.builder(queue, handler).build());
+    }
+
+    /**
+     * A worker configured by {@code config}; call {@link Worker#start()}.
+     *
+     * @param config the worker configuration
+     * @return the worker, not started
+     * @throws IllegalArgumentException when {@code config} is null
+     */
+    public Worker worker(WorkerConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        return new WorkerLoop(lifecycle, config, this.config.connectionFactory(), schema.notifyChannel(),
+                this.config.heartbeatInterval());
     }
 }

@@ -73,6 +73,20 @@ public record Schema(String name) {
     }
 
     /**
+     * The one {@code LISTEN}/{@code NOTIFY} channel of the installation; the payload of a notification is the queue
+     * that received work. At most 63 bytes (a PostgreSQL identifier): long schema names are shortened with a hash.
+     *
+     * @return the unquoted channel name
+     */
+    public String notifyChannel() {
+        String channel = "awa_jobs_" + name;
+        if (channel.length() <= 63) {
+            return channel;
+        }
+        return "awa_jobs_" + name.substring(0, 40) + "_" + Integer.toHexString(name.hashCode());
+    }
+
+    /**
      * The families (parent tables) of a ring, in truncate order.
      *
      * @param ring the ring

@@ -144,6 +144,7 @@ public final class SchemaDdl {
         ddl.add("CREATE INDEX dead_letter_jobs_queue_failed_at_idx ON " + schema.table("dead_letter_jobs")
                 + " (queue, failed_at)");
         ddl.add(createLaneFunction(schema));
+        ddl.addAll(LifecycleDdl.create(schema));
         return ddl;
     }
 

@@ -1,0 +1,481 @@
+package io.awareactive.core.internal;
+
+import io.awareactive.core.AttemptResult;
+import io.awareactive.core.CancelResult;
+import io.awareactive.core.Job;
+import io.awareactive.core.JobRequest;
+import io.awareactive.core.QueueCounts;
+import io.awareactive.core.QueueStorageConfig;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Readable;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The job lifecycle (design §4): enqueue, claim, heartbeat, attempt ends, cancel, promotion, rescue, status and
+ * counts. Each step is one round trip to a server-side function ({@link LifecycleDdl}) or one statement, except
+ * enqueue, which first makes sure its lanes exist ({@code create_lane}, in its own short transaction, never inside
+ * the producer's), and claim, which advances the claim cursor after its commit in a separate short transaction.
+ */
+public final class Lifecycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Lifecycle.class);
+    /** Longest stored error text, in characters. */
+    static final int MAX_ERROR_CHARS = 8192;
+    /** Tries of the after-commit claim cursor advance; the next claimer repairs a lane whose advance failed. */
+    static final int ADVANCE_TRIES = 3;
+
+    private final ConnectionFactory factory;
+    private final Schema schema;
+    private final QueueStorageConfig config;
+    private final long maintenanceTimeoutMillis;
+    private final Set<Lane> knownLanes = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> shardCounts = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the lifecycle of one schema.
+     *
+     * @param factory pooled connections
+     * @param schema the schema
+     * @param config the storage configuration
+     */
+    public Lifecycle(ConnectionFactory factory, Schema schema, QueueStorageConfig config) {
+        this.factory = factory;
+        this.schema = schema;
+        this.config = config;
+        this.maintenanceTimeoutMillis = Math.max(config.effectivePruneLockTimeout().toMillis(), 100);
+    }
+
+    /** A lane: the unit of ordering. */
+    record Lane(String queue, int priority, int shard) implements Comparable<Lane> {
+        private static final Comparator<Lane> ORDER = Comparator.comparing(Lane::queue)
+                .thenComparingInt(Lane::priority).thenComparingInt(Lane::shard);
+
+        @Override
+        public int compareTo(Lane other) {
+            return ORDER.compare(this, other);
+        }
+    }
+
+    // ------------------------------------------------------------------ enqueue
+
+    /**
+     * Checks what depends on the configuration (the argument size), before any SQL.
+     *
+     * @param request the request
+     * @return the request
+     * @throws IllegalArgumentException when the arguments exceed {@code maxArgsBytes}
+     */
+    public JobRequest checkRequest(JobRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("request must not be null");
+        }
+        int bytes = request.args().getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > config.maxArgsBytes()) {
+            throw new IllegalArgumentException("args must be at most maxArgsBytes (" + config.maxArgsBytes()
+                    + ") bytes, was " + bytes + " bytes");
+        }
+        return request;
+    }
+
+    /**
+     * Enqueues a batch in its own transaction.
+     *
+     * @param batch checked requests
+     * @return the job ids, in input order
+     */
+    public Mono<List<Long>> enqueue(List<JobRequest> batch) {
+        return assignLanes(batch).flatMap(lanes -> Db.inTransaction(factory, c -> write(c, batch, lanes)));
+    }
+
+    /**
+     * Enqueues a batch inside the caller's transaction on the caller's connection (lanes are created beforehand on
+     * a connection of this storage, in their own transaction).
+     *
+     * @param connection the caller's connection
+     * @param batch checked requests
+     * @return the job ids, in input order
+     */
+    public Mono<List<Long>> enqueue(Connection connection, List<JobRequest> batch) {
+        return assignLanes(batch).flatMap(lanes -> write(connection, batch, lanes));
+    }
+
+    /** Picks each request's lane (a random shard of its queue) and makes sure every lane exists. */
+    private Mono<List<Lane>> assignLanes(List<JobRequest> batch) {
+        return Flux.fromIterable(batch.stream().map(JobRequest::queue).distinct().toList())
+                .concatMap(queue -> shards(queue).map(n -> Map.entry(queue, n)))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+                .flatMap(shards -> {
+                    List<Lane> lanes = new ArrayList<>(batch.size());
+                    Map<String, Integer> chosen = new LinkedHashMap<>();
+                    for (JobRequest r : batch) {
+                        // One shard per queue and batch keeps a batch's jobs in few segments.
+                        int shard = chosen.computeIfAbsent(r.queue(),
+                                q -> ThreadLocalRandom.current().nextInt(shards.get(q)));
+                        lanes.add(new Lane(r.queue(), r.priority(), shard));
+                    }
+                    return Flux.fromIterable(lanes.stream().distinct().sorted().toList())
+                            .concatMap(this::ensureLane)
+                            .then(Mono.just(lanes));
+                });
+    }
+
+    private Mono<Integer> shards(String queue) {
+        Integer known = shardCounts.get(queue);
+        if (known != null) {
+            return Mono.just(known);
+        }
+        return Db.withConnection(factory, c -> Db.query(c, "SELECT enqueue_shards FROM "
+                                + schema.table("queue_meta") + " WHERE queue = $1",
+                        row -> Db.get(row, 0, Integer.class), queue)
+                        .next()
+                        .defaultIfEmpty(1))
+                .doOnNext(n -> shardCounts.put(queue, n));
+    }
+
+    private Mono<Void> ensureLane(Lane lane) {
+        if (knownLanes.contains(lane)) {
+            return Mono.empty();
+        }
+        // create_lane runs DDL: always in its own short transaction, never inside a producer's.
+        return Db.withConnection(factory, c -> Db.query(c, "SELECT " + schema.table("create_lane")
+                        + "($1, $2::smallint, $3)", row -> 1, lane.queue(), lane.priority(), lane.shard()).then())
+                .doOnSuccess(done -> knownLanes.add(lane));
+    }
+
+    private Mono<List<Long>> write(Connection c, List<JobRequest> batch, List<Lane> lanes) {
+        Long[] ids = new Long[batch.size()];
+        Map<Lane, List<Integer>> immediate = new TreeMap<>();
+        List<Integer> scheduled = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            if (batch.get(i).runAt() == null) {
+                immediate.computeIfAbsent(lanes.get(i), l -> new ArrayList<>()).add(i);
+            } else {
+                scheduled.add(i);
+            }
+        }
+        // Lanes in one global order, so two producers never wait on each other's lane locks in a cycle.
+        Mono<Void> ready = Flux.fromIterable(immediate.entrySet())
+                .concatMap(e -> enqueueLane(c, e.getKey(), e.getValue().stream().map(batch::get).toList())
+                        .doOnNext(idByOrd -> {
+                            for (int k = 0; k < e.getValue().size(); k++) {
+                                ids[e.getValue().get(k)] = idByOrd.get(k);
+                            }
+                        }))
+                .then();
+        Mono<Void> deferred = scheduled.isEmpty() ? Mono.empty()
+                : insertDeferred(c, scheduled.stream().map(batch::get).toList(),
+                        scheduled.stream().map(lanes::get).toList())
+                        .doOnNext(idByOrd -> {
+                            for (int k = 0; k < scheduled.size(); k++) {
+                                ids[scheduled.get(k)] = idByOrd.get(k);
+                            }
+                        })
+                        .then();
+        return ready.then(deferred).then(Mono.fromSupplier(() -> List.of(ids)));
+    }
+
+    private Mono<List<Long>> enqueueLane(Connection c, Lane lane, List<JobRequest> jobs) {
+        String sql = "SELECT o_ord, o_job_id FROM " + schema.table("enqueue_lane") + "($1, $2::smallint, $3, NULL,"
+                + " $4::text[], $5::text[]::jsonb[], $6::int[], $7::int[], $8::bigint[])";
+        return Db.query(c, sql, row -> Db.get(row, 1, Long.class), lane.queue(), lane.priority(), lane.shard(),
+                        jobs.stream().map(JobRequest::kind).toArray(String[]::new),
+                        jobs.stream().map(JobRequest::args).toArray(String[]::new),
+                        jobs.stream().map(j -> 1).toArray(Integer[]::new),
+                        jobs.stream().map(JobRequest::maxAttempts).toArray(Integer[]::new),
+                        jobs.stream().map(j -> timeoutMillis(j.timeout())).toArray(Long[]::new))
+                .collectList();
+    }
+
+    private Mono<List<Long>> insertDeferred(Connection c, List<JobRequest> jobs, List<Lane> lanes) {
+        String sql = "WITH input AS (SELECT nextval('" + schema.table("job_id_seq") + "') AS job_id, u.*"
+                + " FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::int[], $7::bigint[],"
+                + " $8::bigint[]) WITH ORDINALITY AS u(queue, priority, shard, kind, args, max_attempts, timeout,"
+                + " run_at_us, ord)), ins AS (INSERT INTO " + schema.table("deferred_jobs") + " (job_id, queue,"
+                + " priority, enqueue_shard, kind, args, attempt, max_attempts, timeout_ms, run_at)"
+                + " SELECT job_id, queue, priority, shard, kind, args::jsonb, 1, max_attempts, nullif(timeout, 0),"
+                + " timestamptz 'epoch' + run_at_us * interval '1 microsecond' FROM input)"
+                + " SELECT job_id FROM input ORDER BY ord";
+        return Db.query(c, sql, row -> Db.get(row, 0, Long.class),
+                        jobs.stream().map(JobRequest::queue).toArray(String[]::new),
+                        lanes.stream().map(Lane::priority).toArray(Integer[]::new),
+                        lanes.stream().map(Lane::shard).toArray(Integer[]::new),
+                        jobs.stream().map(JobRequest::kind).toArray(String[]::new),
+                        jobs.stream().map(JobRequest::args).toArray(String[]::new),
+                        jobs.stream().map(JobRequest::maxAttempts).toArray(Integer[]::new),
+                        jobs.stream().map(j -> timeoutMillis(j.timeout())).toArray(Long[]::new),
+                        jobs.stream().map(j -> epochMicros(j.runAt())).toArray(Long[]::new))
+                .collectList();
+    }
+
+    private static long timeoutMillis(@Nullable Duration timeout) {
+        return timeout == null ? 0 : timeout.toMillis();
+    }
+
+    private static long epochMicros(@Nullable Instant at) {
+        return at == null ? 0 : ChronoUnit.MICROS.between(Instant.EPOCH, at);
+    }
+
+    // ------------------------------------------------------------------ claim
+
+    /**
+     * Claims up to {@code max} jobs in one transaction, then advances the claimed lanes' cursors after commit.
+     *
+     * @param queue the queue
+     * @param max the batch size
+     * @param workerId the claimer
+     * @param defaultTimeout the deadline for jobs without their own timeout, or null
+     * @return the claimed jobs, in claim order
+     */
+    public Flux<Job> claim(String queue, int max, String workerId, @Nullable Duration defaultTimeout) {
+        Object timeout = defaultTimeout == null ? Db.nullOf(Long.class) : (Object) defaultTimeout.toMillis();
+        String sql = "SELECT * FROM " + schema.table("claim_jobs") + "($1, $2, $3, $4)";
+        return Db.inTransaction(factory, c -> Db.query(c, sql, row -> mapClaimRow(queue, row), queue, max, workerId,
+                                timeout)
+                        .collectList())
+                .flatMapMany(rows -> {
+                    List<ClaimRow> ranges = rows.stream().filter(r -> r.job() == null).toList();
+                    List<Job> jobs = rows.stream().map(ClaimRow::job).filter(j -> j != null).toList();
+                    return advanceCursors(queue, ranges).thenMany(Flux.fromIterable(jobs));
+                });
+    }
+
+    private record ClaimRow(@Nullable Job job, int priority, int shard, long rangeNext) {
+    }
+
+    private static ClaimRow mapClaimRow(String queue, Readable row) {
+        Long jobId = row.get("o_job_id", Long.class);
+        int priority = Db.get(row, 4, Short.class);
+        int shard = Db.get(row, 12, Integer.class);
+        if (jobId == null) {
+            return new ClaimRow(null, priority, shard, Db.get(row, 15, Long.class));
+        }
+        Long timeoutMs = row.get(7, Long.class);
+        Job job = new Job(jobId, queue, Db.get(row, 2, String.class), Db.get(row, 3, String.class), priority,
+                Db.get(row, 5, Integer.class), Db.get(row, 6, Integer.class),
+                timeoutMs == null ? null : Duration.ofMillis(timeoutMs), row.get(14, Instant.class),
+                Db.get(row, 1, Long.class), Db.get(row, 8, Integer.class), Db.get(row, 9, Long.class),
+                Db.get(row, 10, Integer.class), Db.get(row, 11, Integer.class), shard, Db.get(row, 13, Long.class));
+        return new ClaimRow(job, priority, shard, 0);
+    }
+
+    /**
+     * Design §4 step 6: after the claim committed, move each claimed lane's cursor forward in a separate short
+     * transaction (heads locked in one order), up to {@value #ADVANCE_TRIES} tries. A failure only leaves the
+     * cursor lagging: the next claimer skips the committed range and repairs it.
+     */
+    private Mono<Void> advanceCursors(String queue, List<ClaimRow> ranges) {
+        if (ranges.isEmpty()) {
+            return Mono.empty();
+        }
+        // One statement, so one short transaction of its own; the function sets its lock timeout first.
+        String sql = "SELECT " + schema.table("advance_claim_cursors")
+                + "($1, $2::smallint[], $3::int[], $4::bigint[], $5)";
+        return Db.withConnection(factory, c -> Db.query(c, sql, row -> 1, queue,
+                        ranges.stream().map(ClaimRow::priority).toArray(Integer[]::new),
+                        ranges.stream().map(ClaimRow::shard).toArray(Integer[]::new),
+                        ranges.stream().map(ClaimRow::rangeNext).toArray(Long[]::new),
+                        maintenanceTimeoutMillis + "ms").then(Mono.just(true)))
+                .retry(ADVANCE_TRIES - 1)
+                .onErrorResume(error -> {
+                    LOG.debug("claim cursor advance of queue {} failed {} times; the next claimer repairs it",
+                            queue, ADVANCE_TRIES, error);
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    // ------------------------------------------------------------------ attempts
+
+    /**
+     * Refreshes the heartbeat of live attempts: one UPDATE per lease slot (the lease's own child).
+     *
+     * @param jobs the attempts
+     * @return the ids of the attempts still live
+     */
+    public Flux<Long> heartbeat(Collection<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Flux.empty();
+        }
+        Map<Integer, List<Job>> bySlot = jobs.stream().collect(Collectors.groupingBy(Job::leaseSlot, TreeMap::new,
+                Collectors.toList()));
+        return Db.withConnection(factory, c -> Flux.fromIterable(bySlot.entrySet())
+                .concatMap(e -> Db.query(c, "UPDATE " + schema.child("leases", e.getKey())
+                                + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1 AND (job_id, run_lease)"
+                                + " IN (SELECT * FROM unnest($2::bigint[], $3::bigint[])) RETURNING job_id",
+                        row -> Db.get(row, 0, Long.class), e.getKey(),
+                        e.getValue().stream().map(Job::id).toArray(Long[]::new),
+                        e.getValue().stream().map(Job::runLease).toArray(Long[]::new)))
+                .collectList()).flatMapMany(Flux::fromIterable);
+    }
+
+    /** How an attempt ends. */
+    public enum Outcome {
+        /** Success. */
+        COMPLETED("completed"),
+        /** Failure: retry while attempts remain. */
+        FAILED("failed"),
+        /** Give the attempt back without consuming it. */
+        RELEASED("released");
+
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * Ends an attempt in one statement (one transaction): the lease delete is the race guard.
+     *
+     * @param job the attempt
+     * @param outcome how it ended
+     * @param error the error text for a failure
+     * @return what happened
+     */
+    public Mono<AttemptResult> end(Job job, Outcome outcome, @Nullable String error) {
+        String sql = "SELECT " + schema.table("end_attempt") + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+        Object errorBind = error == null ? Db.nullOf(String.class) : truncate(error);
+        return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> Db.get(row, 0, String.class),
+                        job.leaseSlot(), job.id(), job.runLease(), outcome.label, errorBind,
+                        (double) config.retryBackoffBase().toMillis(), config.retryBackoffFactor(),
+                        (double) config.retryBackoffMax().toMillis(), jitterFactor(),
+                        !config.deadLetterRetention().isZero()))
+                .map(Lifecycle::attemptResult);
+    }
+
+    private static AttemptResult attemptResult(String label) {
+        return switch (label) {
+            case "completed" -> AttemptResult.COMPLETED;
+            case "retried" -> AttemptResult.RETRY_SCHEDULED;
+            case "failed" -> AttemptResult.FAILED;
+            case "released" -> AttemptResult.RELEASED;
+            case "lost" -> AttemptResult.LOST;
+            default -> throw new IllegalStateException("unexpected end_attempt result " + label);
+        };
+    }
+
+    /** A factor in [1 - jitter, 1 + jitter] (ThreadLocalRandom: never blocks, unlike SecureRandom). */
+    private double jitterFactor() {
+        double jitter = config.retryBackoffJitter();
+        return jitter == 0 ? 1 : 1 + jitter * (2 * ThreadLocalRandom.current().nextDouble() - 1);
+    }
+
+    private static String truncate(String error) {
+        return error.length() <= MAX_ERROR_CHARS ? error : error.substring(0, MAX_ERROR_CHARS);
+    }
+
+    // ------------------------------------------------------------------ cancel, maintenance, reads
+
+    /**
+     * Cancels a job not yet claimed.
+     *
+     * @param jobId the job id
+     * @return what happened
+     */
+    public Mono<CancelResult> cancel(long jobId) {
+        return Db.withConnection(factory, c -> Db.queryOne(c, "SELECT " + schema.table("cancel_job") + "($1)",
+                        row -> Db.get(row, 0, String.class), jobId))
+                .map(label -> switch (label) {
+                    case "cancelled" -> CancelResult.CANCELLED;
+                    case "not_cancellable" -> CancelResult.NOT_CANCELLABLE;
+                    default -> CancelResult.NOT_FOUND;
+                });
+    }
+
+    /**
+     * Moves due deferred jobs into the current queue slot, in one transaction under its own transaction-local lock
+     * timeout of max(T, 100 ms).
+     *
+     * @param maxJobs the batch size
+     * @return how many moved
+     */
+    public Mono<Integer> promote(int maxJobs) {
+        return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
+                .then(Db.queryOne(c, "SELECT " + schema.table("promote_jobs") + "($1)",
+                        row -> Db.get(row, 0, Integer.class), maxJobs)));
+    }
+
+    /**
+     * Retries or fails attempts with a stale heartbeat or a passed deadline, in one transaction under a
+     * transaction-local lock timeout of max(T, 100 ms).
+     *
+     * @param maxJobs the batch size
+     * @return how many were rescued
+     */
+    public Mono<Integer> rescue(int maxJobs) {
+        String sql = "SELECT " + schema.table("rescue_jobs") + "($1, $2, $3, $4, $5, $6, $7)";
+        return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
+                .then(Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class), maxJobs,
+                        config.leaseStaleAfter().toMillis(), (double) config.retryBackoffBase().toMillis(),
+                        config.retryBackoffFactor(), (double) config.retryBackoffMax().toMillis(),
+                        config.retryBackoffJitter(), !config.deadLetterRetention().isZero())));
+    }
+
+    /**
+     * A job's state by id: one server-side point read.
+     *
+     * @param jobId the job id
+     * @return the status, or empty when unknown
+     */
+    public Mono<io.awareactive.core.JobStatus> status(long jobId) {
+        return Db.withConnection(factory, c -> Db.queryOne(c, "SELECT * FROM " + schema.table("job_status") + "($1)",
+                row -> new io.awareactive.core.JobStatus(jobId,
+                        io.awareactive.core.JobState.valueOf(Db.get(row, 0, String.class).toUpperCase(
+                                java.util.Locale.ROOT)),
+                        Db.get(row, 1, String.class), Db.get(row, 2, String.class), Db.get(row, 3, Short.class),
+                        Db.get(row, 4, Integer.class), Db.get(row, 5, Integer.class), row.get(6, Instant.class),
+                        row.get(7, String.class)), jobId));
+    }
+
+    /**
+     * Per-queue counts in one statement, never reading ready or done rows (design §4).
+     *
+     * @param queue the queue
+     * @return the counts
+     */
+    public Mono<QueueCounts> counts(String queue) {
+        String sql = "WITH lanes AS (SELECT l.priority, l.enqueue_shard, pg_sequence_last_value(l.enqueue_seq) AS e,"
+                + " pg_sequence_last_value(l.claim_seq) AS c FROM " + schema.table("queue_lanes") + " l"
+                + " WHERE l.queue = $1),"
+                + " terminal AS (SELECT x.state, sum(x.n)::bigint AS n FROM ("
+                + "SELECT state, count AS n FROM " + schema.table("queue_terminal_rollups") + " WHERE queue = $1"
+                + " UNION ALL SELECT state, count FROM " + schema.table("queue_terminal_rollup_deltas")
+                + " WHERE queue = $1"
+                + " UNION ALL SELECT state, count FROM " + schema.table("queue_terminal_live_counts")
+                + " WHERE queue = $1"
+                + " UNION ALL SELECT state, delta FROM " + schema.table("queue_terminal_count_deltas")
+                + " WHERE queue = $1) x GROUP BY x.state)"
+                + " SELECT greatest(coalesce((SELECT sum(greatest(e - c, 0)) FROM lanes), 0)"
+                + " - (SELECT count(*) FROM " + schema.table("ready_tombstones") + " t JOIN lanes l"
+                + " ON t.priority = l.priority AND t.enqueue_shard = l.enqueue_shard"
+                + " WHERE t.queue = $1 AND t.lane_seq > l.c), 0)::bigint,"
+                + " (SELECT count(*) FROM " + schema.table("leases") + " WHERE queue = $1),"
+                + " (SELECT count(*) FROM " + schema.table("deferred_jobs") + " WHERE queue = $1),"
+                + " coalesce((SELECT n FROM terminal WHERE state = 'completed'), 0),"
+                + " coalesce((SELECT n FROM terminal WHERE state = 'failed'), 0),"
+                + " coalesce((SELECT n FROM terminal WHERE state = 'cancelled'), 0)";
+        return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> new QueueCounts(queue,
+                Db.get(row, 0, Long.class), Db.get(row, 1, Long.class), Db.get(row, 2, Long.class),
+                Db.get(row, 3, Long.class), Db.get(row, 4, Long.class), Db.get(row, 5, Long.class)), queue));
+    }
+}

@@ -1,0 +1,405 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.BlockingCallGuard;
+import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.spi.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+@AwaPostgresTest
+final class LifecycleIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db;
+    private String schema;
+    private QueueStorage storage;
+
+    LifecycleIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeAll
+    static void installBlockHound() {
+        BlockingCallGuard.install();
+    }
+
+    @BeforeEach
+    void installFreshSchema() {
+        BlockingCallGuard.clear();
+        schema = db.newSchemaName();
+        storage = Fixtures.installed(db.connectionFactory(), schema);
+    }
+
+    @AfterEach
+    void nothingBlocked() {
+        BlockingCallGuard.assertNoViolations();
+    }
+
+    private QueueStorage storage(UnaryOperator<QueueStorageConfig.Builder> customizer) {
+        return QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, customizer));
+    }
+
+    private String t(String table) {
+        return "\"" + schema + "\"." + table;
+    }
+
+    private long count(String sql) {
+        return db.queryLong(sql.replace("{s}", "\"" + schema + "\""));
+    }
+
+    private long enqueue(String queue, int priority) {
+        return storage.enqueue(JobRequest.builder(queue, "k").priority(priority).build()).block(WAIT);
+    }
+
+    private List<Job> claim(QueueStorage s, int max) {
+        return s.claim("q", max, "w").collectList().block(WAIT);
+    }
+
+    private Job claimOne(QueueStorage s) {
+        List<Job> jobs = claim(s, 1);
+        assertThat(jobs).hasSize(1);
+        return jobs.get(0);
+    }
+
+    private JobState state(long id) {
+        return storage.status(id).map(JobStatus::state).block(WAIT);
+    }
+
+    @Test
+    void shouldClaimInPriorityOrderThenFifoWithinALane() {
+        long low1 = enqueue("q", 4);
+        long normal1 = enqueue("q", 2);
+        long high = enqueue("q", 1);
+        long normal2 = enqueue("q", 2);
+        long low2 = enqueue("q", 4);
+
+        List<Long> order = Flux.range(0, 5).concatMap(i -> storage.claim("q", 1, "w")).map(Job::id)
+                .collectList().block(WAIT);
+
+        assertThat(order).containsExactly(high, normal1, normal2, low1, low2);
+        assertThat(claim(storage, 10)).isEmpty();
+    }
+
+    @Test
+    void shouldClaimABatchAcrossLanesAndGiveEachAttemptALeaseAndAReceipt() {
+        List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.builder("q", "k")
+                .args("{\"i\":" + i + "}").priority(i % 2 == 0 ? 1 : 3).build())).collectList().block(WAIT);
+
+        List<Job> jobs = claim(storage, 10);
+
+        assertThat(jobs).extracting(Job::id).containsExactly(ids.get(0), ids.get(2), ids.get(4), ids.get(1),
+                ids.get(3), ids.get(5));
+        assertThat(jobs).extracting(Job::args).startsWith("{\"i\": 0}");
+        assertThat(jobs).allSatisfy(job -> {
+            assertThat(job.runLease()).isPositive();
+            assertThat(job.attempt()).isEqualTo(1);
+        });
+        assertThat(count("SELECT count(*) FROM {s}.leases_0")).isEqualTo(6);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claims_0 c JOIN {s}.leases l ON l.run_lease = c.receipt_id"))
+                .isEqualTo(6);
+        assertThat(jobs).allSatisfy(job -> assertThat(state(job.id())).isEqualTo(JobState.RUNNING));
+    }
+
+    @Test
+    void shouldNeverSkipTheFirstJobOfAFreshLane() {
+        long first = enqueue("fresh", 3);
+
+        Job job = storage.claim("fresh", 5, "w").single().block(WAIT);
+
+        assertThat(job.id()).isEqualTo(first);
+        assertThat(job.laneSeq()).isEqualTo(1);
+        assertThat(count("SELECT pg_sequence_last_value(claim_seq) FROM {s}.queue_lanes WHERE queue = 'fresh'"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldCompleteIntoTheOriginalSlotAndCountIt() {
+        long id = enqueue("q", 2);
+        Job job = claimOne(storage);
+
+        assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.LOST);
+
+        assertThat(state(id)).isEqualTo(JobState.COMPLETED);
+        assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 1, 0, 0));
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'completed'")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRollBackAJobWithTheCallersTransactionAndRunACommittedOneOnce() {
+        db.execute("CREATE TABLE " + t("orders") + " (id int)");
+        Mono<Long> rolledBack = Mono.usingWhen(Mono.from(db.connectionFactory().create()),
+                c -> Mono.from(c.beginTransaction())
+                        .then(Mono.from(c.createStatement("INSERT INTO " + t("orders") + " VALUES (1)").execute())
+                                .flatMap(r -> Mono.from(r.getRowsUpdated())))
+                        .then(storage.enqueue(c, JobRequest.of("q", "rolled-back", "{}")))
+                        .flatMap(id -> Mono.from(c.rollbackTransaction()).thenReturn(id)),
+                Connection::close);
+        Mono<Long> committed = Mono.usingWhen(Mono.from(db.connectionFactory().create()),
+                c -> Mono.from(c.beginTransaction())
+                        .then(Mono.from(c.createStatement("INSERT INTO " + t("orders") + " VALUES (2)").execute())
+                                .flatMap(r -> Mono.from(r.getRowsUpdated())))
+                        .then(storage.enqueue(c, JobRequest.of("q", "committed", "{}")))
+                        .flatMap(id -> Mono.from(c.commitTransaction()).thenReturn(id)),
+                Connection::close);
+
+        long lost = rolledBack.block(WAIT);
+        long kept = committed.block(WAIT);
+
+        assertThat(db.query("SELECT id FROM " + t("orders"), rs -> rs.getInt(1))).containsExactly(2);
+        assertThat(storage.status(lost).blockOptional(WAIT)).isEmpty();
+        List<Job> runs = claim(storage, 10);
+        assertThat(runs).extracting(Job::id).containsExactly(kept);
+        assertThat(storage.complete(runs.get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(claim(storage, 10)).isEmpty();
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRetryWithExponentialBackoffUntilTheFinalFailure() {
+        QueueStorage retrying = storage(b -> b.retryBackoffBase(Duration.ofMillis(300)).retryBackoffFactor(2)
+                .retryBackoffJitter(0));
+        long id = retrying.enqueue(JobRequest.builder("q", "k").maxAttempts(3).build()).block(WAIT);
+
+        Job first = claimOne(retrying);
+        assertThat(retrying.fail(first, "boom 1").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        assertThat(backoffMillis(id)).isBetween(300.0, 1300.0);
+        assertThat(retrying.status(id).block(WAIT)).satisfies(s -> {
+            assertThat(s.state()).isEqualTo(JobState.SCHEDULED);
+            assertThat(s.attempt()).isEqualTo(2);
+            assertThat(s.error()).isEqualTo("boom 1");
+        });
+        assertThat(claim(retrying, 10)).isEmpty();
+
+        Job second = promoteAndClaim(retrying);
+        assertThat(second.attempt()).isEqualTo(2);
+        assertThat(retrying.fail(second, "boom 2").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        assertThat(backoffMillis(id)).isBetween(600.0, 1600.0);
+
+        Job third = promoteAndClaim(retrying);
+        assertThat(third.attempt()).isEqualTo(3);
+        assertThat(retrying.fail(third, "boom 3").block(WAIT)).isEqualTo(AttemptResult.FAILED);
+
+        assertThat(retrying.status(id).block(WAIT)).satisfies(s -> {
+            assertThat(s.state()).isEqualTo(JobState.FAILED);
+            assertThat(s.attempt()).isEqualTo(3);
+            assertThat(s.error()).isEqualTo("boom 3");
+        });
+        assertThat(retrying.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 0, 1, 0));
+        assertThat(count("SELECT count(*) FROM {s}.dead_letter_jobs WHERE job_id = " + id
+                + " AND attempts = 3 AND last_error = 'boom 3'")).isEqualTo(1);
+        assertThat(db.query("SELECT outcome FROM " + t("lease_claim_closures") + " ORDER BY receipt_id",
+                rs -> rs.getString(1))).containsExactly("retried", "retried", "failed");
+    }
+
+    @Test
+    void shouldSkipTheDeadLetterRowWhenRetentionIsZeroAndRetryAtOnceWithZeroBackoff() {
+        QueueStorage s = storage(b -> b.retryBackoffBase(Duration.ZERO).deadLetterRetention(Duration.ZERO));
+        long id = s.enqueue(JobRequest.builder("q", "k").maxAttempts(2).build()).block(WAIT);
+
+        assertThat(s.fail(claimOne(s), "first").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        assertThat(count("SELECT count(*) FROM {s}.deferred_jobs")).isZero();
+        Job again = claimOne(s);
+        assertThat(again.id()).isEqualTo(id);
+        assertThat(again.attempt()).isEqualTo(2);
+        assertThat(s.fail(again, "second").block(WAIT)).isEqualTo(AttemptResult.FAILED);
+        assertThat(count("SELECT count(*) FROM {s}.dead_letter_jobs")).isZero();
+        assertThat(state(id)).isEqualTo(JobState.FAILED);
+    }
+
+    private double backoffMillis(long id) {
+        return db.query("SELECT extract(epoch FROM run_at - created_at) * 1000 FROM " + t("deferred_jobs")
+                + " WHERE job_id = ?", rs -> rs.getDouble(1), id).get(0);
+    }
+
+    private Job promoteAndClaim(QueueStorage s) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.promote(100).block(WAIT) == 1);
+        return claimOne(s);
+    }
+
+    @Test
+    void shouldNotClaimAScheduledJobBeforeItsRunAt() {
+        Instant runAt = Instant.now().plusSeconds(3);
+        long id = storage.enqueue(JobRequest.builder("q", "k").runAt(runAt).build()).block(WAIT);
+        assertThat(storage.status(id).block(WAIT).runAt()).isEqualTo(runAt.truncatedTo(
+                java.time.temporal.ChronoUnit.MICROS));
+        assertThat(storage.counts("q").block(WAIT).scheduled()).isEqualTo(1);
+
+        assertThat(storage.promote(100).block(WAIT)).isZero();
+        assertThat(claim(storage, 10)).isEmpty();
+
+        Job job = promoteAndClaim(storage);
+        assertThat(Instant.now()).isAfterOrEqualTo(runAt);
+        assertThat(job.id()).isEqualTo(id);
+        assertThat(job.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCancelAReadyJobSoClaimersSkipIt() {
+        long cancelled = enqueue("q", 2);
+        long next = enqueue("q", 2);
+
+        assertThat(storage.cancel(cancelled).block(WAIT)).isEqualTo(CancelResult.CANCELLED);
+        assertThat(storage.cancel(cancelled).block(WAIT)).isEqualTo(CancelResult.NOT_CANCELLABLE);
+        assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 1, 0, 0, 0, 0, 1));
+
+        assertThat(claim(storage, 10)).extracting(Job::id).containsExactly(next);
+        assertThat(storage.cancel(next).block(WAIT)).isEqualTo(CancelResult.NOT_CANCELLABLE);
+        assertThat(state(cancelled)).isEqualTo(JobState.CANCELLED);
+        assertThat(state(next)).isEqualTo(JobState.RUNNING);
+        assertThat(storage.cancel(987_654_321L).block(WAIT)).isEqualTo(CancelResult.NOT_FOUND);
+        assertThat(storage.status(987_654_321L).blockOptional(WAIT)).isEmpty();
+    }
+
+    @Test
+    void shouldCancelAScheduledJob() {
+        long id = storage.enqueue(JobRequest.builder("q", "k").runAt(Instant.now().minusSeconds(1)).build())
+                .block(WAIT);
+
+        assertThat(storage.cancel(id).block(WAIT)).isEqualTo(CancelResult.CANCELLED);
+
+        assertThat(storage.promote(10).block(WAIT)).isZero();
+        assertThat(state(id)).isEqualTo(JobState.CANCELLED);
+        assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 0, 0, 1));
+    }
+
+    @Test
+    void shouldRescueAStaleAttemptAndIgnoreItsLateCompletion() {
+        QueueStorage s = storage(b -> b.heartbeatInterval(Duration.ofMillis(100))
+                .leaseStaleAfter(Duration.ofSeconds(1)).retryBackoffBase(Duration.ZERO));
+        long id = s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        Job stale = claimOne(s);
+        assertThat(s.rescue(10).block(WAIT)).isZero();
+
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.rescue(10).block(WAIT) == 1);
+
+        assertThat(db.query("SELECT outcome FROM " + t("lease_claim_closures"), rs -> rs.getString(1)))
+                .containsExactly("rescued");
+        long rowsBefore = count("SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
+                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries)");
+        assertThat(s.complete(stale).block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(s.fail(stale, "late").block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(s.heartbeat(stale).block(WAIT)).isFalse();
+        assertThat(count("SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
+                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries)")).isEqualTo(rowsBefore);
+
+        Job retry = claimOne(s);
+        assertThat(retry.id()).isEqualTo(id);
+        assertThat(retry.attempt()).isEqualTo(2);
+        assertThat(retry.runLease()).isNotEqualTo(stale.runLease());
+    }
+
+    @Test
+    void shouldRescueAnAttemptPastItsDeadlineEvenWhileItHeartbeats() {
+        QueueStorage s = storage(b -> b.retryBackoffBase(Duration.ZERO));
+        long id = s.enqueue(JobRequest.builder("q", "k").maxAttempts(1).timeout(Duration.ofMillis(300)).build())
+                .block(WAIT);
+        Job job = claimOne(s);
+        assertThat(job.deadline()).isNotNull();
+
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> !s.heartbeat(job).block(WAIT) || s.rescue(10).block(WAIT) == 1);
+
+        assertThat(s.status(id).block(WAIT)).satisfies(st -> {
+            assertThat(st.state()).isEqualTo(JobState.FAILED);
+            assertThat(st.error()).isEqualTo("rescued: deadline passed");
+        });
+        assertThat(Instant.now()).isAfter(job.deadline());
+    }
+
+    @Test
+    void shouldKeepAHeartbeatingAttemptAliveAndRescueItOnceHeartbeatsStop() {
+        QueueStorage s = storage(b -> b.heartbeatInterval(Duration.ofMillis(100))
+                .leaseStaleAfter(Duration.ofMillis(400)));
+        s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        Job job = claimOne(s);
+
+        List<Integer> rescued = Flux.interval(Duration.ofMillis(100)).onBackpressureDrop()
+                .take(Duration.ofMillis(1500))
+                .concatMap(tick -> s.heartbeat(job).then(s.rescue(10)))
+                .collectList().block(WAIT);
+
+        assertThat(rescued).hasSizeGreaterThan(5).containsOnly(0);
+        assertThat(s.heartbeat(job).block(WAIT)).isTrue();
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.rescue(10).block(WAIT) == 1);
+        assertThat(s.heartbeat(job).block(WAIT)).isFalse();
+    }
+
+    @Test
+    void shouldReleaseWithoutConsumingAnAttempt() {
+        long id = enqueue("q", 2);
+        Job job = claimOne(storage);
+
+        assertThat(storage.release(job).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
+
+        assertThat(state(id)).isEqualTo(JobState.AVAILABLE);
+        Job again = claimOne(storage);
+        assertThat(again.id()).isEqualTo(id);
+        assertThat(again.attempt()).isEqualTo(1);
+        assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.LOST);
+    }
+
+    @Test
+    void shouldSendOneNotificationPerTransactionAndQueue() throws Exception {
+        try (java.sql.Connection listener = db.openJdbc(); Statement statement = listener.createStatement()) {
+            statement.execute("LISTEN \"awa_jobs_" + schema + "\"");
+            storage.enqueueAll(Flux.range(0, 9).map(i -> JobRequest.builder(i % 3 == 0 ? "other" : "q", "k")
+                    .priority(1 + i % 4).build())).blockLast(WAIT);
+
+            List<String> payloads = new java.util.ArrayList<>();
+            await().atMost(WAIT).until(() -> {
+                statement.execute("SELECT 1");
+                PGNotification[] received = listener.unwrap(PGConnection.class).getNotifications(100);
+                if (received != null) {
+                    for (PGNotification n : received) {
+                        payloads.add(n.getParameter());
+                    }
+                }
+                return payloads.size() >= 2;
+            });
+            statement.execute("SELECT 1");
+            PGNotification[] more = listener.unwrap(PGConnection.class).getNotifications(200);
+            assertThat(more == null ? 0 : more.length).isZero();
+            assertThat(payloads).containsExactlyInAnyOrder("q", "other");
+        }
+    }
+
+    @Test
+    void shouldRejectBadInputAtCallTimeWritingNothing() {
+        QueueStorage small = storage(b -> b.maxArgsBytes(16));
+        assertThatIllegalArgumentException().isThrownBy(() -> small.enqueue(JobRequest.of("q", "k",
+                "{\"much\": \"too long for sixteen bytes\"}"))).withMessage("args must be at most maxArgsBytes (16)"
+                + " bytes, was 38 bytes");
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.claim("Bad Queue", 1, "w"));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.claim("q", 0, "w"))
+                .withMessage("maxBatch must be between 1 and 1000, was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.promote(0));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.enqueue(null));
+        List<Long> accepted = new java.util.ArrayList<>();
+        assertThat(small.enqueueAll(Flux.just(JobRequest.of("q", "k", "{}"),
+                        JobRequest.of("q", "k", "[\"" + "x".repeat(20) + "\"]")))
+                .doOnNext(accepted::add)
+                .then().onErrorResume(IllegalArgumentException.class, e -> Mono.empty()).thenReturn(1)
+                .block(WAIT)).isEqualTo(1);
+        assertThat(accepted).isEmpty();
+        assertThat(count("SELECT count(*) FROM {s}.ready_entries")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.queue_lanes")).isZero();
+    }
+}

@@ -1,0 +1,187 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.BlockingCallGuard;
+import io.awareactive.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/** Design §12 scenarios 12 (placement), 25 (claim cursor) and the claim half of 16 (ring keys held elsewhere). */
+@AwaPostgresTest
+final class RingPlacementIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db;
+    private String schema;
+    private QueueStorage storage;
+
+    RingPlacementIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeAll
+    static void installBlockHound() {
+        BlockingCallGuard.install();
+    }
+
+    @BeforeEach
+    void installFreshSchema() {
+        BlockingCallGuard.clear();
+        schema = db.newSchemaName();
+        storage = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, b -> b
+                .retryBackoffBase(Duration.ofMillis(50)).retryBackoffJitter(0)));
+        storage.install().block(WAIT);
+    }
+
+    @AfterEach
+    void nothingBlocked() {
+        BlockingCallGuard.assertNoViolations();
+    }
+
+    private long count(String sql) {
+        return db.queryLong(sql.replace("{s}", "\"" + schema + "\""));
+    }
+
+    private Job claimOne() {
+        return storage.claim("q", 1, "w").single().block(WAIT);
+    }
+
+    private void rotated(Ring ring, int slot) {
+        assertThat(storage.rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(storage.cursor(ring).block(WAIT).slot()).isEqualTo(slot);
+    }
+
+    @Test
+    void shouldPlaceEveryRowInItsRingSlot() {
+        long a = storage.enqueue(JobRequest.of("q", "a", "{}")).block(WAIT);
+        assertThat(count("SELECT count(*) FROM {s}.ready_entries_0 WHERE job_id = " + a)).isEqualTo(1);
+        rotated(Ring.QUEUE, 1);
+        Job jobA = claimOne();
+        assertThat(jobA.readySlot()).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.ready_claim_ranges_0")).isEqualTo(1);
+        rotated(Ring.LEASE, 1);
+        rotated(Ring.CLAIM, 1);
+
+        // Completion: done row + delta in the job's ORIGINAL ready slot, closure in the receipt's claim slot.
+        assertThat(storage.complete(jobA).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + a)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.queue_terminal_count_deltas_0")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_0 WHERE job_id = " + a)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+
+        // Retry: deferred, then promoted into the then-current queue slot.
+        long b = storage.enqueue(JobRequest.builder("q", "b").maxAttempts(3).build()).block(WAIT);
+        Job first = claimOne();
+        assertThat(first.readySlot()).isEqualTo(1);
+        assertThat(first.leaseSlot()).isEqualTo(1);
+        assertThat(first.claimSlot()).isEqualTo(1);
+        assertThat(storage.fail(first, "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + b + " AND attempt = 2"))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_1 WHERE outcome = 'retried'")).isEqualTo(1);
+        rotated(Ring.QUEUE, 2);
+        await().atMost(WAIT).until(() -> storage.promote(10).block(WAIT) == 1);
+        assertThat(count("SELECT attempt FROM {s}.ready_entries_2 WHERE job_id = " + b)).isEqualTo(2);
+
+        // Release: a ready row with the SAME attempt in the current slot.
+        Job second = claimOne();
+        assertThat(second.attempt()).isEqualTo(2);
+        rotated(Ring.QUEUE, 3);
+        assertThat(storage.release(second).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
+        assertThat(count("SELECT attempt FROM {s}.ready_entries_3 WHERE job_id = " + b)).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_1 WHERE outcome = 'released'")).isEqualTo(1);
+
+        // Rescue: a 'rescued' closure in the receipt's slot; the late completion of a rescued or released
+        // attempt writes nothing.
+        Job third = claimOne();
+        assertThat(third.attempt()).isEqualTo(2);
+        db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
+        assertThat(storage.rescue(10).block(WAIT)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_" + third.claimSlot()
+                + " WHERE outcome = 'rescued' AND receipt_id = " + third.runLease())).isEqualTo(1);
+        String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
+                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM"
+                + " {s}.deferred_jobs) + (SELECT count(*) FROM {s}.queue_terminal_count_deltas)";
+        long before = count(allRows);
+        assertThat(storage.complete(third).block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(storage.complete(second).block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(storage.fail(first, "late").block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(count(allRows)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRepairACursorWhoseAfterCommitAdvanceNeverHappened() throws Exception {
+        List<Long> ids = storage.enqueueAll(Flux.range(0, 5).map(i -> JobRequest.of("q", "k", "{}")))
+                .collectList().block(WAIT);
+        // A claimer that committed its claim and died before the after-commit advance: the server-side claim alone.
+        List<Long> crashed = db.query("SELECT o_job_id FROM \"" + schema + "\".claim_jobs('q', 2, 'crashed', NULL)"
+                + " WHERE o_job_id IS NOT NULL", rs -> rs.getLong(1));
+        assertThat(crashed).containsExactly(ids.get(0), ids.get(1));
+        String cursor = "SELECT pg_sequence_last_value(claim_seq) FROM {s}.queue_lanes WHERE queue = 'q'";
+        assertThat(count(cursor)).isZero();
+
+        List<Job> next = storage.claim("q", 2, "w").collectList().block(WAIT);
+
+        assertThat(next).extracting(Job::id).containsExactly(ids.get(2), ids.get(3));
+        assertThat(count(cursor)).isEqualTo(4);
+        assertThat(storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT)).containsExactly(ids.get(4));
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(5);
+    }
+
+    @Test
+    void shouldLeaveOneLaneAndNeverResetItUnderConcurrentCreateLane() {
+        storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+        String s = "\"" + schema + "\"";
+        io.r2dbc.spi.ConnectionFactory factory = db.connectionFactory();
+
+        Flux.range(0, 40)
+                .flatMap(i -> Mono.usingWhen(Mono.from(factory.create()),
+                        c -> Flux.from(c.createStatement("SELECT " + s + ".create_lane($1, 2::smallint, 0)")
+                                .bind(0, i % 2 == 0 ? "q" : "new").execute())
+                                .concatMap(r -> r.map((row, meta) -> 1)).then(),
+                        io.r2dbc.spi.Connection::close).subscribeOn(Schedulers.parallel()), 20)
+                .blockLast(WAIT);
+
+        assertThat(count("SELECT count(*) FROM {s}.queue_lanes")).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM {s}.queue_claim_heads")).isEqualTo(2);
+        assertThat(count("SELECT pg_sequence_last_value(enqueue_seq) FROM {s}.queue_lanes WHERE queue = 'q'"))
+                .isEqualTo(2);
+        long third = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        long fresh = storage.enqueue(JobRequest.of("new", "k", "{}")).block(WAIT);
+        assertThat(storage.claim("q", 10, "w").map(Job::laneSeq).collectList().block(WAIT)).containsExactly(1L, 2L,
+                3L);
+        Job first = storage.claim("new", 10, "w").single().block(WAIT);
+        assertThat(first.id()).isEqualTo(fresh);
+        assertThat(first.laneSeq()).isEqualTo(1);
+        assertThat(third).isPositive();
+    }
+
+    @Test
+    void shouldClaimAndCompleteWhileAnotherSessionHoldsEveryRingKey() throws Exception {
+        try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+            for (Ring ring : Ring.values()) {
+                statement.execute("SELECT pg_advisory_lock(hashtextextended('awa-reactive.ring:" + schema + ":"
+                        + ring.label() + "', 0))");
+            }
+            long started = System.nanoTime();
+            storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            Job job = claimOne();
+            assertThat(storage.heartbeat(job).block(WAIT)).isTrue();
+            assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.BlockingCallGuard;
+import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.postgresql.api.PostgresqlConnection;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryMetadata;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+@AwaPostgresTest
+final class WorkerIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db;
+    private String schema;
+    private QueueStorage storage;
+    private Worker worker;
+
+    WorkerIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeAll
+    static void installBlockHound() {
+        BlockingCallGuard.install();
+    }
+
+    @BeforeEach
+    void installFreshSchema() {
+        BlockingCallGuard.clear();
+        schema = db.newSchemaName();
+        storage = Fixtures.installed(db.connectionFactory(), schema);
+    }
+
+    @AfterEach
+    void stopWorkerAndCheckNothingBlocked() {
+        if (worker != null) {
+            worker.stop(Duration.ZERO).block(WAIT);
+        }
+        BlockingCallGuard.assertNoViolations();
+    }
+
+    private QueueStorage storage(ConnectionFactory factory, UnaryOperator<QueueStorageConfig.Builder> customizer) {
+        return QueueStorage.create(Fixtures.config(factory, schema, customizer));
+    }
+
+    private Worker start(QueueStorage s, UnaryOperator<WorkerConfig.Builder> customizer,
+            Function<Job, Mono<?>> handler) {
+        worker = s.worker(customizer.apply(WorkerConfig.builder("q", handler).pollInterval(Duration.ofMillis(200)))
+                .build());
+        worker.start().block(WAIT);
+        return worker;
+    }
+
+    private List<Long> enqueue(QueueStorage s, int n, UnaryOperator<JobRequest.Builder> customizer) {
+        return s.enqueueAll(Flux.range(0, n).map(i -> customizer.apply(JobRequest.builder("q", "k")
+                .args("{\"i\":" + i + "}")).build())).collectList().block(WAIT);
+    }
+
+    private JobStatus status(long id) {
+        return storage.status(id).block(WAIT);
+    }
+
+    private long count(String sql) {
+        return db.queryLong(sql.replace("{s}", "\"" + schema + "\""));
+    }
+
+    @Test
+    void shouldCompleteSucceedingJobsAndRetryFailingOnesWithinBoundedConcurrency() {
+        QueueStorage s = storage(db.connectionFactory(), b -> b.retryBackoffBase(Duration.ZERO));
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
+        Set<Long> failedOnce = ConcurrentHashMap.newKeySet();
+        List<Long> ids = enqueue(s, 30, b -> b.maxAttempts(2));
+
+        start(s, b -> b.concurrency(3).batchSize(2), job -> Mono.defer(() -> {
+            maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            // Every third job fails its first attempt.
+            boolean fail = job.id() % 3 == 0 && failedOnce.add(job.id());
+            return Mono.delay(Duration.ofMillis(20))
+                    .then(fail ? Mono.error(new IllegalStateException("first attempt fails")) : Mono.empty());
+        }).doFinally(signal -> running.decrementAndGet()));
+
+        await().atMost(WAIT).until(() -> s.counts("q").block(WAIT).completed() == 30);
+        assertThat(maxRunning.get()).isBetween(1, 3);
+        assertThat(ids).allSatisfy(id -> assertThat(status(id).state()).isEqualTo(JobState.COMPLETED));
+        assertThat(failedOnce).isNotEmpty().allSatisfy(id -> assertThat(status(id).attempt()).isEqualTo(2));
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'retried'"))
+                .isEqualTo(failedOnce.size());
+    }
+
+    @Test
+    void shouldFailAnAttemptThatOutlastsItsTimeoutAndOneWhoseHandlerThrows() {
+        long slow = storage.enqueue(JobRequest.builder("q", "slow").maxAttempts(1).build()).block(WAIT);
+        long broken = storage.enqueue(JobRequest.builder("q", "broken").maxAttempts(1).build()).block(WAIT);
+
+        start(storage, b -> b.jobTimeout(Duration.ofMillis(200)), job -> {
+            if (job.kind().equals("broken")) {
+                throw new IllegalArgumentException("bad arguments");
+            }
+            return Mono.never();
+        });
+
+        await().atMost(WAIT).until(() -> status(slow).state() == JobState.FAILED
+                && status(broken).state() == JobState.FAILED);
+        assertThat(status(slow).error()).isEqualTo("timed out after PT0.2S");
+        assertThat(status(broken).error()).isEqualTo("java.lang.IllegalArgumentException: bad arguments");
+    }
+
+    @Test
+    void shouldLetRunningAttemptsFinishWithinTheGracePeriod() {
+        List<Long> ids = enqueue(storage, 4, UnaryOperator.identity());
+        AtomicInteger started = new AtomicInteger();
+        Worker w = start(storage, b -> b.concurrency(4), job -> Mono.fromRunnable(started::incrementAndGet)
+                .then(Mono.delay(Duration.ofMillis(300))));
+        await().atMost(WAIT).until(() -> started.get() == 4);
+
+        w.stop(Duration.ofSeconds(20)).block(WAIT);
+
+        assertThat(w.running()).isZero();
+        assertThat(ids).allSatisfy(id -> assertThat(status(id).state()).isEqualTo(JobState.COMPLETED));
+    }
+
+    @Test
+    void shouldReleaseAttemptsStillRunningAfterTheGracePeriodWithoutConsumingThem() {
+        long id = storage.enqueue(JobRequest.builder("q", "k").maxAttempts(1).build()).block(WAIT);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicInteger started = new AtomicInteger();
+        Worker w = start(storage, UnaryOperator.identity(), job -> Mono.fromRunnable(started::incrementAndGet)
+                .then(Mono.never()).doOnCancel(() -> cancelled.set(true)));
+        await().atMost(WAIT).until(() -> started.get() == 1);
+
+        w.stop(Duration.ofMillis(200)).block(WAIT);
+
+        assertThat(cancelled).isTrue();
+        assertThat(status(id)).satisfies(st -> {
+            assertThat(st.state()).isEqualTo(JobState.AVAILABLE);
+            assertThat(st.attempt()).isEqualTo(1);
+        });
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'released'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(storage.claim("q", 1, "next").single().block(WAIT).attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAbandonAnAttemptWhoseLeaseWasRescued() {
+        QueueStorage s = storage(db.connectionFactory(), b -> b.heartbeatInterval(Duration.ofMillis(100))
+                .leaseStaleAfter(Duration.ofMillis(300)).retryBackoffBase(Duration.ofHours(1)));
+        long id = s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        Worker w = start(s, UnaryOperator.identity(), job -> Mono.never().doOnCancel(() -> cancelled.set(true)));
+        await().atMost(WAIT).until(() -> w.running() == 1);
+        // The worker heartbeats; age its lease as a stuck worker's would be, then let rescue take it (again if a
+        // heartbeat refreshed the lease in between).
+        await().atMost(WAIT).until(() -> {
+            db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
+            return s.rescue(10).block(WAIT) == 1;
+        });
+
+        await().atMost(WAIT).until(() -> w.running() == 0);
+
+        assertThat(cancelled).isTrue();
+        assertThat(status(id).state()).isEqualTo(JobState.SCHEDULED);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldWakeOnNotificationAndNotPollAnIdleDatabase() {
+        AtomicInteger claims = new AtomicInteger();
+        QueueStorage s = storage(countingClaims(db.connectionFactory(), claims), UnaryOperator.identity());
+        Set<Long> done = ConcurrentHashMap.newKeySet();
+        start(s, b -> b.pollInterval(Duration.ofSeconds(60)), job -> Mono.fromRunnable(() -> done.add(job.id())));
+
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> claims.get() <= 1);
+
+        long id = s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        await().atMost(Duration.ofSeconds(10)).until(() -> done.contains(id));
+        assertThat(claims.get()).isBetween(2, 4);
+    }
+
+    @Test
+    void shouldListenOnAConnectionOutsideThePool() {
+        ConnectionPool pool = Fixtures.pool(db, 1);
+        try {
+            QueueStorage s = storage(pool, UnaryOperator.identity());
+            Set<Long> done = ConcurrentHashMap.newKeySet();
+            start(s, b -> b.pollInterval(Duration.ofSeconds(60)), job -> Mono.fromRunnable(() -> done.add(job.id())));
+            assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"awa_jobs_" + schema
+                    + "\"'")).isEqualTo(1);
+
+            List<Long> ids = enqueue(s, 5, UnaryOperator.identity());
+
+            await().atMost(WAIT).until(() -> done.containsAll(ids));
+        } finally {
+            worker.stop(Duration.ZERO).block(WAIT);
+            worker = null;
+            pool.disposeLater().block(WAIT);
+        }
+    }
+
+    @Test
+    void shouldRejectBadWorkerInput() {
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.worker(null, job -> Mono.empty()))
+                .withMessage("queue must be 1 to 63 characters of [a-z0-9_.-], was null");
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.worker("q", null))
+                .withMessage("handler must not be null");
+        Worker idle = storage.worker("q", job -> Mono.empty());
+        assertThatIllegalArgumentException().isThrownBy(() -> idle.stop(Duration.ofSeconds(-1)))
+                .withMessage("grace must not be negative, was PT-1S");
+    }
+
+    /** A factory whose connections count the claim statements they run; still PostgreSQL connections. */
+    private static ConnectionFactory countingClaims(ConnectionFactory delegate, AtomicInteger claims) {
+        return new ConnectionFactory() {
+            @Override
+            public Publisher<? extends Connection> create() {
+                return Mono.from(delegate.create()).map(c -> (Connection) Proxy.newProxyInstance(
+                        WorkerIntegrationTests.class.getClassLoader(), new Class<?>[] {PostgresqlConnection.class},
+                        (proxy, method, args) -> {
+                            if (method.getName().equals("createStatement") && args[0].toString()
+                                    .contains("claim_jobs")) {
+                                claims.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(c, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }));
+            }
+
+            @Override
+            public ConnectionFactoryMetadata getMetadata() {
+                return delegate.getMetadata();
+            }
+        };
+    }
+}
