@@ -7,8 +7,9 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * The example's job handler: pretends to send a greeting (a short non-blocking delay). The job completes when the
- * returned {@code Mono} completes and fails (retried with backoff) when it errors.
+ * The example's job handler: pretends to send a greeting (a short non-blocking delay; 3 s for jobs of kind
+ * {@code slow}). The job completes when the returned {@code Mono} completes and fails (retried with backoff) when it
+ * errors.
  */
 @Component
 class GreetingHandler {
@@ -16,7 +17,7 @@ class GreetingHandler {
     private final AtomicLong handled = new AtomicLong();
 
     Mono<Void> handle(Job job) {
-        return Mono.delay(Duration.ofMillis(5))
+        return Mono.delay(job.kind().equals("slow") ? Duration.ofSeconds(3) : Duration.ofMillis(5))
                 .doOnNext(tick -> handled.incrementAndGet())
                 .then();
     }

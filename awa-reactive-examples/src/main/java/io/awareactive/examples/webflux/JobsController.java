@@ -2,6 +2,7 @@ package io.awareactive.examples.webflux;
 
 import io.awareactive.core.JobRequest;
 import io.awareactive.core.JobStatus;
+import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.maintenance.RingMaintenance;
 import java.net.URI;
@@ -19,7 +20,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The example's HTTP API: {@code POST /jobs} enqueues, {@code GET /jobs/{id}} reads a job's status, and
+ * The example's HTTP API: {@code POST /jobs} enqueues, {@code GET /jobs/{id}} reads a job's status,
+ * {@code GET /queues/{queue}/counts} a queue's counts, and
  * {@code GET /maintenance/outcomes} streams prune outcomes as Server-Sent Events.
  */
 @RestController
@@ -54,7 +56,13 @@ class JobsController {
     }
     // end::endpoints[]
 
-    /** The job's status, or 404. */
+    /** A queue's counts: available, running, scheduled, and exact terminal counts that outlive prunes. */
+    @GetMapping("/queues/{queue}/counts")
+    Mono<QueueCounts> counts(@PathVariable String queue) {
+        return storage.counts(queue);
+    }
+
+    /** The job's status, or 404 (unknown, or its ring slot was pruned: history lasts about one ring lap). */
     @GetMapping("/jobs/{id}")
     Mono<ResponseEntity<JobStatus>> status(@PathVariable long id) {
         return storage.status(id)

@@ -8,12 +8,14 @@ import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
 
 @AwaPostgresTest
 final class WebFluxShutdownIntegrationTests {
 
     @Test
+    @Timeout(90) // a stop that hangs is a failure, not a stuck build
     void shouldStopMaintenanceAndTheWorkerWithTheApplicationContext(TestDatabase db) {
         String applicationName = "awa-webflux-shutdown-test";
         ConfigurableApplicationContext context = WebFluxExampleIntegrationTests.start(db, db.newSchemaName(),
