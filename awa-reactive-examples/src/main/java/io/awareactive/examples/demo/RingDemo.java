@@ -46,6 +46,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -184,14 +185,18 @@ final class RingDemo {
             await(worker.start(), "start a worker", where);
         }
 
-        Disposable.Composite producers = Disposables.composite();
-        started.push(producers::dispose);
+        // Producers stop at a signal, after their in-flight batch, so every committed job is counted.
+        Sinks.Empty<Void> stopProducers = Sinks.empty();
+        List<Mono<Void>> producers = new ArrayList<>();
         for (int p = 0; p < options.producers(); p++) {
-            producers.add(producer(storage, p));
+            producers.add(producer(storage, p, stopProducers.asMono()).cache());
         }
+        Disposable.Composite running = Disposables.composite();
+        started.push(running::dispose);
+        producers.forEach(producer -> running.add(producer.subscribe()));
         Instant start = Instant.now();
         if (!options.contentionHold().isZero()) {
-            producers.add(contendingReader(connectionOptions(url, READER_APPLICATION_NAME), start));
+            running.add(contendingReader(connectionOptions(url, READER_APPLICATION_NAME), start));
         }
 
         out.println("Running for " + DemoOptions.format(options.duration()) + ". Per ring: current slot/generation, "
@@ -205,7 +210,9 @@ final class RingDemo {
                 .blockLast();
 
         // Stop in reverse order of dependence: producers, workers, then read the final state, then maintenance.
-        producers.dispose();
+        stopProducers.tryEmitEmpty();
+        Mono.when(producers).block(STOP_GRACE.multipliedBy(3));
+        running.dispose();
         for (Worker worker : workers) {
             worker.stop(STOP_GRACE).block(STOP_GRACE.multipliedBy(3));
         }
@@ -256,12 +263,13 @@ final class RingDemo {
                 + "/" + options.getValue(ConnectionFactoryOptions.DATABASE);
     }
 
-    private Disposable producer(QueueStorage storage, int index) {
+    private Mono<Void> producer(QueueStorage storage, int index, Mono<Void> stop) {
         int producers = options.producers();
         long rate = options.rate();
         // Jobs per 100 ms tick, spread so that the producers together enqueue exactly `rate` per second.
         return Flux.interval(PRODUCER_TICK, Schedulers.parallel())
                 .onBackpressureDrop()
+                .takeUntilOther(stop)
                 .concatMap(tick -> {
                     long before = (tick * rate * 100 / 1000 + index) / producers;
                     long after = ((tick + 1) * rate * 100 / 1000 + index) / producers;
@@ -279,7 +287,7 @@ final class RingDemo {
                                 return Mono.empty();
                             });
                 }, 0)
-                .subscribe();
+                .then();
     }
 
     /**

@@ -56,6 +56,7 @@ final class DemoIntegrationTests {
         assertThat(summary.count(Ring.CLAIM, "pruned")).as(output).isPositive();
         assertThat(summary.enqueued()).isPositive();
         assertThat(summary.completed()).isPositive();
+        assertThat(summary.counts().completed()).isPositive().isLessThanOrEqualTo(summary.enqueued());
         assertThat(summary.scrapes()).isPositive();
 
         assertThat(output)
