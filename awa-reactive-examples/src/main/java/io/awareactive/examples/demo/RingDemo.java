@@ -320,12 +320,12 @@ final class RingDemo {
                 .subscribe(done -> { }, error -> out.println("  >> contending reader failed: " + rootMessage(error)));
     }
 
-    private static Mono<Object> single(Connection connection, String sql) {
+    /** Runs one statement and returns its first column of its first row ("" for none), consuming every result. */
+    private static Mono<String> single(Connection connection, String sql) {
         return Flux.from(connection.createStatement(sql).execute())
-                .concatMap(result -> result.map((row, meta) -> meta.getColumnMetadatas().isEmpty()
-                        ? (Object) "" : row.get(0)))
+                .concatMap(result -> result.map((row, meta) -> String.valueOf(row.get(0))))
                 .collectList()
-                .map(rows -> rows.isEmpty() ? (Object) "" : rows.get(0));
+                .map(rows -> rows.isEmpty() ? "" : rows.get(0));
     }
 
     private void onOutcome(PruneEvent event) {
