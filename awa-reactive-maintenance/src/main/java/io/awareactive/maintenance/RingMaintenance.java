@@ -1,0 +1,146 @@
+package io.awareactive.maintenance;
+
+import io.awareactive.maintenance.internal.MaintenanceEngine;
+import io.awareactive.maintenance.internal.StoragePort;
+import io.awareactive.maintenance.internal.TaskPort;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The ring-maintenance engine of one schema: keeps every ring recycling (rotate, prune), folds terminal counts,
+ * promotes scheduled jobs and rescues stale attempts, reports every prune outcome, and exposes Micrometer meters.
+ *
+ * <p><b>Leadership.</b> Any number of engines may run against one schema; one leads, elected through a
+ * session-level {@code pg_try_advisory_lock} held on one dedicated physical connection (see
+ * {@link RingMaintenanceConfig.Builder#leaderConnectionFactory}). Followers retry every
+ * {@code leaderElectionInterval}; the leader checks its connection every {@code leaderCheckInterval} and gives
+ * leadership up when the check fails. Whatever the leaders do, two rotations, prunes or rollups of one ring never run
+ * at once: the ring's serializer answers a competitor {@code serializer_busy} at once.
+ *
+ * <p><b>Loop.</b> The leader runs one task at a time (ring ticks, rollup, promotion, rescue), each on its own
+ * interval; a tick arriving while the loop is busy waits (one per task) or is dropped and counted in
+ * {@code awa.maintenance.ticks.dropped}. No failure ends the loop: a prune failure is an {@code error} outcome, any
+ * other step's failure is logged (rate-limited) and counted in {@code awa.maintenance.task.failures}, and every step
+ * is bounded by {@code taskTimeout}.
+ *
+ * <p><b>Threading.</b> Every method is non-blocking; ticks run on the configured scheduler (or the driver's threads).
+ * Creating an engine does no I/O and starts nothing but registers its meters at zero. Instances are thread-safe.
+ */
+public final class RingMaintenance {
+
+    private final RingMaintenanceConfig config;
+    private final MaintenanceEngine engine;
+
+    private RingMaintenance(RingMaintenanceConfig config, TaskPort port) {
+        this.config = config;
+        this.engine = new MaintenanceEngine(config, port);
+    }
+
+    /**
+     * Creates the engine and registers its meters (when a registry is configured). Does no I/O.
+     *
+     * @param config the configuration
+     * @return the engine, not started
+     * @throws IllegalArgumentException when {@code config} is null
+     */
+    public static RingMaintenance create(RingMaintenanceConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        return new RingMaintenance(config, new StoragePort(config));
+    }
+
+    /** For tests of the loop's own scheduling: the same engine over substitute task bodies. */
+    static RingMaintenance create(RingMaintenanceConfig config, TaskPort port) {
+        return new RingMaintenance(config, port);
+    }
+
+    /**
+     * The configuration this engine was created with.
+     *
+     * @return the configuration
+     */
+    public RingMaintenanceConfig config() {
+        return config;
+    }
+
+    /**
+     * Verifies that the schema is installed with the configured slot counts, runs {@link #diagnose()} (warnings are
+     * logged), and enters the leader election; the first election attempt follows at once, and a leader's first
+     * ticks come one interval after it won. A second call logs a WARN once and does nothing.
+     *
+     * @return completion once the election runs; an error ({@code AwaReactiveException}) when the schema is not
+     *     installed or its slot counts differ, in which case nothing was started and {@code start()} may be retried
+     */
+    public Mono<Void> start() {
+        return engine.start();
+    }
+
+    /**
+     * Stops the engine: ends the ticks, lets a running task finish within {@code grace} (after that it is cancelled
+     * and its transaction rolls back), unlocks and closes the leader connection, removes the meters and completes
+     * {@link #outcomes()}. Safe before {@link #start()} and when repeated (a repeat logs a WARN once and completes
+     * with the first stop).
+     *
+     * @param grace how long a running task may still take; zero cancels it at once
+     * @return completion
+     * @throws IllegalArgumentException when {@code grace} is null or negative
+     */
+    public Mono<Void> stop(Duration grace) {
+        if (grace == null || grace.isNegative()) {
+            throw new IllegalArgumentException("grace must not be null or negative, was " + grace);
+        }
+        return engine.stop(grace);
+    }
+
+    /**
+     * Every prune outcome of this engine's ring ticks, as it happens: one {@link PruneEvent} per ring tick that
+     * reached the already-pruned check, the backoff gate or a prune (a failed rotation emits none).
+     *
+     * <p>The stream is <b>hot</b> and multicast: it does not replay, a subscriber sees only events after it
+     * subscribed, and it completes when the engine stops. Each subscriber gets its own buffer of 32 events, drained
+     * on the configured {@code outcomeScheduler}: a slow subscriber loses the events that do not fit, but never runs
+     * on, or slows, the maintenance thread or other subscribers.
+     *
+     * @return the outcome stream
+     */
+    public Flux<PruneEvent> outcomes() {
+        return engine.outcomes();
+    }
+
+    /**
+     * Runs the startup diagnostics on one maintenance-pool connection: warns when the effective prune lock timeout
+     * is at least {@code deadlock_timeout}, or at least a non-zero {@code statement_timeout} or
+     * {@code transaction_timeout} (as this connection sees them, and as {@code pg_db_role_setting} sets them for new
+     * connections of this role and database, in PostgreSQL's precedence order), and when the role is not a member of
+     * {@code pg_read_all_stats}. Each warning is also logged at WARN. Runs at {@link #start()} and at each new
+     * leadership. Best effort: a failed read is logged at DEBUG and yields no warning, so silence proves nothing about
+     * other pooled connections.
+     *
+     * @return the warnings, possibly empty; never an error
+     */
+    public Mono<List<StartupWarning>> diagnose() {
+        return engine.diagnose();
+    }
+
+    /**
+     * Whether this engine currently holds the leader lock. Two engines may both report {@code true} for up to
+     * {@code leaderCheckInterval} after the old leader's connection died.
+     *
+     * @return true while leading
+     */
+    public boolean isLeader() {
+        return engine.isLeader();
+    }
+
+    /**
+     * Whether {@link #stop(Duration)} has completed.
+     *
+     * @return true once stopped
+     */
+    public boolean isDisposed() {
+        return engine.isDisposed();
+    }
+}
