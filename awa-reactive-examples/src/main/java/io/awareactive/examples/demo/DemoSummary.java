@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param outcomes prune outcome counts per ring and label
  * @param blockedCauses blocked prunes per "ring cause"
  * @param blockers the sessions blocker diagnostics named
- * @param resumedAfter time from the last blocked queue prune to the first pruned one after the reader let go
+ * @param resumedAfter time from the contending reader letting go to the next pruned queue slot
  * @param metricsUrl the scrape URL
  * @param scrapes scrapes answered
  */
@@ -65,7 +65,7 @@ record DemoSummary(Duration ran, long enqueued, long completed, long producerErr
         }
         blockers.forEach(blocker -> text.append("  blocker: ").append(blocker).append('\n'));
         if (resumedAfter != null) {
-            text.append(String.format(Locale.ROOT, "Queue prunes resumed %.1fs after the last blocked one.%n",
+            text.append(String.format(Locale.ROOT, "Queue prunes resumed %.1fs after the contending reader let go.%n",
                     resumedAfter.toMillis() / 1000.0));
         }
         text.append("Metrics endpoint ").append(metricsUrl).append(" answered ").append(scrapes)

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Counts the prune outcomes the engine publishes, per ring and label, and remembers who blocked and when prunes
- * resumed. Fed from the outcome stream's thread, read by the demo's printing thread: every method is synchronized.
+ * resumed. Fed from the outcome stream's thread, read by the demo's printing thread: thread-safe.
  */
 final class OutcomeTally {
 
@@ -40,7 +40,6 @@ final class OutcomeTally {
     private final Map<Integer, String> blockers = new LinkedHashMap<>();
     private final AtomicReference<@Nullable Instant> contentionEnded = new AtomicReference<>();
     private @Nullable Instant firstQueuePruneAfterContention;
-    private @Nullable Instant lastQueueBlocked;
 
     OutcomeTally() {
         for (Ring ring : Ring.values()) {
@@ -59,9 +58,6 @@ final class OutcomeTally {
         counts.get(event.ring()).merge(event.outcome().label(), 1L, Long::sum);
         if (event.outcome() instanceof PruneOutcome.Blocked blocked) {
             blockedCauses.merge(event.ring().label() + " " + blocked.cause().label(), 1L, Long::sum);
-            if (event.ring() == Ring.QUEUE) {
-                lastQueueBlocked = event.at();
-            }
             // Name the holder whose transaction is oldest: short-lived holders (claimers) come and go, the oldest
             // one is what kept the prune from its lock.
             List<String> fresh = new ArrayList<>();
@@ -112,8 +108,8 @@ final class OutcomeTally {
         return firstQueuePruneAfterContention;
     }
 
-    synchronized @Nullable Instant lastQueueBlocked() {
-        return lastQueueBlocked;
+    @Nullable Instant contentionEndedAt() {
+        return contentionEnded.get();
     }
 
     static String describe(LockHolder holder) {

@@ -365,8 +365,8 @@ final class RingDemo {
 
     private @Nullable Duration resumedAfterContention() {
         Instant resumed = tally.firstQueuePruneAfterContention();
-        Instant blocked = tally.lastQueueBlocked();
-        return resumed == null || blocked == null ? null : Duration.between(blocked, resumed);
+        Instant ended = tally.contentionEndedAt();
+        return resumed == null || ended == null ? null : Duration.between(ended, resumed);
     }
 
     private static String seconds(Duration d) {

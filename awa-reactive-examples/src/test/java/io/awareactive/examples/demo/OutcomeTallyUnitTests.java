@@ -74,6 +74,6 @@ final class OutcomeTallyUnitTests {
         tally.record(pruned(Ring.QUEUE, T0.plusMillis(2400)));
 
         assertThat(tally.firstQueuePruneAfterContention()).isEqualTo(T0.plusMillis(2400));
-        assertThat(tally.lastQueueBlocked()).isEqualTo(T0);
+        assertThat(tally.contentionEndedAt()).isEqualTo(T0.plusSeconds(2));
     }
 }
