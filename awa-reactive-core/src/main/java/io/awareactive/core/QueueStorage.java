@@ -253,9 +253,12 @@ public final class QueueStorage {
      *
      * @param requests the jobs
      * @return the job ids, in input order
+     * @throws IllegalArgumentException at call time when {@code requests} is null
      */
     public Flux<Long> enqueueAll(Publisher<JobRequest> requests) {
-        Objects.requireNonNull(requests, "requests");
+        if (requests == null) {
+            throw new IllegalArgumentException("requests must not be null");
+        }
         return Flux.from(requests)
                 .map(lifecycle::checkRequest)
                 .buffer(ENQUEUE_BATCH)
