@@ -54,6 +54,7 @@ final class PostgresRestartIntegrationTests {
 
     @BeforeAll
     static void startServer() {
+        io.awareactive.testkit.BlockingCallGuard.install(); // before any Reactor thread of this JVM exists
         server = PostgresProviders.embedded(EmbeddedOptions.builder().durable(true).build());
         db = TestDatabase.of(server, "PostgresRestartIntegrationTests");
     }
@@ -63,6 +64,7 @@ final class PostgresRestartIntegrationTests {
         if (server != null) {
             server.close();
         }
+        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
     }
 
     /** One run of a job's handler. */

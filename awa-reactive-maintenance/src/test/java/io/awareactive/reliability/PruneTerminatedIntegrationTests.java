@@ -130,12 +130,17 @@ final class PruneTerminatedIntegrationTests {
                         return false;
                     }
                 });
-                int failures = (int) count(events, "error");
                 // Nothing of slot 0 was truncated, not even the children the TRUNCATE named before the trigger.
                 assertThat(rows(storage)).isEqualTo(rowsBefore);
                 assertThat(filenodes(storage)).isEqualTo(filenodesBefore);
+                // Ticks are serial: once a Blocked follows, every terminated prune has reported; then only
+                // Blocked outcomes follow while the test holds the lock.
                 int seen = events.size();
                 await().atMost(WAIT).until(() -> events.subList(seen, events.size()).stream()
+                        .anyMatch(e -> e.outcome() instanceof PruneOutcome.Blocked));
+                long failures = count(events, "error");
+                int blockedSeen = events.size();
+                await().atMost(WAIT).until(() -> events.subList(blockedSeen, events.size()).stream()
                         .anyMatch(e -> e.outcome() instanceof PruneOutcome.Blocked));
                 assertThat(count(events, "error")).isEqualTo(failures);
                 holder.rollback();
