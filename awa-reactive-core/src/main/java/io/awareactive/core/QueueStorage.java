@@ -4,6 +4,7 @@ import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.DeadLetters;
 import io.awareactive.core.internal.Lifecycle;
 import io.awareactive.core.internal.RingReads;
+import io.awareactive.core.internal.Privileges;
 import io.awareactive.core.internal.Pruner;
 import io.awareactive.core.internal.Rotator;
 import io.awareactive.core.internal.Schema;
@@ -49,6 +50,7 @@ public final class QueueStorage {
     private final TerminalRollup rollup;
     private final Lifecycle lifecycle;
     private final DeadLetters deadLetters;
+    private final Privileges privileges;
 
     private QueueStorage(QueueStorageConfig config) {
         this.config = config;
@@ -64,6 +66,7 @@ public final class QueueStorage {
         this.rollup = new TerminalRollup(config.connectionFactory(), schema, lockTimeoutMillis);
         this.lifecycle = new Lifecycle(config.connectionFactory(), schema, config);
         this.deadLetters = new DeadLetters(config.connectionFactory(), schema, config);
+        this.privileges = new Privileges(config.connectionFactory(), schema);
     }
 
     /**
@@ -99,6 +102,42 @@ public final class QueueStorage {
      */
     public Mono<Void> install() {
         return installer.install();
+    }
+
+    /**
+     * Grants an application role what it needs to enqueue (to new queues too), claim, heartbeat and end jobs, and
+     * nothing more (design §3.1): {@code USAGE} on the schema; {@code SELECT, INSERT, UPDATE, DELETE} on every table
+     * (no {@code TRUNCATE}, no DDL); {@code USAGE, UPDATE} on every sequence; {@code EXECUTE} on the functions; and,
+     * through {@code ALTER DEFAULT PRIVILEGES}, {@code USAGE, UPDATE} on the lane sequences that {@code create_lane}
+     * creates later. Run it on a storage whose connections log in as the schema owner (the role that ran
+     * {@link #install()}), after installing. Idempotent; one transaction.
+     *
+     * @param role an existing role: 1 to 63 bytes of {@code [A-Za-z_][A-Za-z0-9_]*}, not {@code pg_*} or
+     *     {@code public} (quoted in the SQL, so case is kept)
+     * @return completion; a database failure (unknown role, not the owner) is an error signal, nothing granted
+     * @throws IllegalArgumentException at call time, before any SQL, for a bad role name
+     */
+    public Mono<Void> grantApplicationRole(String role) {
+        String checked = Privileges.requireRoleName(role);
+        return Mono.defer(() -> privileges.grant(checked, false));
+    }
+
+    /**
+     * Grants a maintenance role (the engine's) the application rights of {@link #grantApplicationRole(String)}
+     * plus {@code TRUNCATE} on every table, which also allows the prune's {@code LOCK TABLE}. Membership in
+     * {@code pg_read_all_stats} (or {@code pg_monitor}) is not granted here, since only a superuser or a role with
+     * its admin option may grant it: run {@code GRANT pg_read_all_stats TO <role>} as such. Without it the engine
+     * warns at start, blocker diagnostics carry only pid, application name and {@code backend_xmin}, and the
+     * rollup's horizon check falls back to xid ages ({@code mvccPinMinXids}). Run it as the schema owner;
+     * idempotent; one transaction.
+     *
+     * @param role an existing role, as for {@link #grantApplicationRole(String)}
+     * @return completion; a database failure is an error signal, nothing granted
+     * @throws IllegalArgumentException at call time, before any SQL, for a bad role name
+     */
+    public Mono<Void> grantMaintenanceRole(String role) {
+        String checked = Privileges.requireRoleName(role);
+        return Mono.defer(() -> privileges.grant(checked, true));
     }
 
     /**
@@ -256,9 +295,12 @@ public final class QueueStorage {
      *
      * @param requests the jobs
      * @return the job ids, in input order
+     * @throws IllegalArgumentException at call time when {@code requests} is null
      */
     public Flux<Long> enqueueAll(Publisher<JobRequest> requests) {
-        Objects.requireNonNull(requests, "requests");
+        if (requests == null) {
+            throw new IllegalArgumentException("requests must not be null");
+        }
         return Flux.from(requests)
                 .map(lifecycle::checkRequest)
                 .buffer(ENQUEUE_BATCH)
