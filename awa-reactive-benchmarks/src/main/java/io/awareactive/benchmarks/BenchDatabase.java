@@ -1,0 +1,264 @@
+package io.awareactive.benchmarks;
+
+import io.awareactive.testkit.EmbeddedOptions;
+import io.awareactive.testkit.PostgresProviders;
+import io.awareactive.testkit.PostgresServer;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.pool.ConnectionPoolConfiguration;
+import io.r2dbc.postgresql.PostgresqlConnectionFactory;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The PostgreSQL server and database of one benchmark run, and everything that connects to it: R2DBC pools for the
+ * systems under test, JDBC side channels for samplers and fixtures, the maintenance role, server facts.
+ */
+final class BenchDatabase implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BenchDatabase.class);
+
+    /** The role awa-reactive's maintenance engine connects as, so its statements are told apart in statistics. */
+    static final String MAINTENANCE_ROLE = "awa_bench_maintenance";
+
+    /** The application name of every benchmark connection; samplers and the engine use their own. */
+    static final String APPLICATION_NAME = "awa-bench";
+
+    /** The application name of the maintenance engine's connections. */
+    static final String MAINTENANCE_APPLICATION_NAME = "awa-bench-maintenance";
+
+    /** Server settings reported with every result. */
+    private static final List<String> REPORTED_SETTINGS = List.of("server_version", "fsync", "synchronous_commit",
+            "full_page_writes", "wal_level", "shared_buffers", "max_wal_size", "checkpoint_timeout", "autovacuum",
+            "autovacuum_naptime", "autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+            "autovacuum_max_workers", "deadlock_timeout", "shared_preload_libraries", "max_connections");
+
+    private final PostgresServer server;
+    private final String database;
+    private final boolean ownsServer;
+    private final String serverDescription;
+    private @Nullable String maintenancePassword;
+    private @Nullable Boolean pgStatStatements;
+    private @Nullable Boolean superuser;
+
+    BenchDatabase(PostgresServer server, String database, boolean ownsServer, String serverDescription) {
+        this.server = server;
+        this.database = database;
+        this.ownsServer = ownsServer;
+        this.serverDescription = serverDescription;
+    }
+
+    /**
+     * Starts the server a command line asks for: the external server of {@code --url} (or of the testkit's
+     * {@value PostgresProviders#URL_ENV}), else an embedded, durable PostgreSQL 17 with pg_stat_statements loaded.
+     */
+    static BenchDatabase start(BenchOptions options) {
+        String url = options.url();
+        if (url == null) {
+            String fromEnvironment = System.getenv(PostgresProviders.URL_ENV);
+            url = fromEnvironment == null || fromEnvironment.isBlank() ? null : fromEnvironment.trim();
+        }
+        if (url != null) {
+            PostgresServer server = PostgresProviders.external(url);
+            return new BenchDatabase(server, server.database(), false, "external server " + server.host() + ":"
+                    + server.port() + "/" + server.database());
+        }
+        long naptimeSeconds = Math.max(1, options.autovacuumNaptime().toSeconds());
+        EmbeddedOptions embedded = EmbeddedOptions.builder()
+                .durable(true)
+                .serverConfig("shared_preload_libraries", "pg_stat_statements")
+                .serverConfig("pg_stat_statements.track_utility", "on")
+                .serverConfig("autovacuum_naptime", naptimeSeconds + "s")
+                .build();
+        PostgresServer server = PostgresProviders.embedded(embedded);
+        return new BenchDatabase(server, server.database(), true, "embedded PostgreSQL (durable: fsync, "
+                + "synchronous_commit and full_page_writes on; autovacuum_naptime " + naptimeSeconds + "s)");
+    }
+
+    PostgresServer server() {
+        return server;
+    }
+
+    String database() {
+        return database;
+    }
+
+    String serverDescription() {
+        return serverDescription;
+    }
+
+    /** Opens a JDBC connection (auto-commit) to the benchmark database. */
+    Connection jdbc() throws SQLException {
+        return server.openJdbc(database);
+    }
+
+    /** Runs statements over one JDBC connection. */
+    void execute(String... sql) {
+        try (Connection connection = jdbc(); Statement statement = connection.createStatement()) {
+            for (String each : sql) {
+                statement.execute(each);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("benchmark SQL failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs a query returning one number. */
+    long queryLong(String sql) {
+        try (Connection connection = jdbc(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("benchmark SQL failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** A non-pooled R2DBC connection factory with the given application name. */
+    PostgresqlConnectionFactory connectionFactory(String applicationName) {
+        return server.connectionFactory(database, builder -> builder.applicationName(applicationName));
+    }
+
+    /**
+     * A non-pooled R2DBC connection factory after a customisation of its configuration (role, event loops).
+     */
+    PostgresqlConnectionFactory connectionFactory(String applicationName,
+            Consumer<io.r2dbc.postgresql.PostgresqlConnectionConfiguration.Builder> customizer) {
+        return server.connectionFactory(database, builder -> {
+            builder.applicationName(applicationName);
+            customizer.accept(builder);
+        });
+    }
+
+    /** A fixed-size r2dbc-pool over a factory: every connection is opened before the measurement starts. */
+    static ConnectionPool pool(io.r2dbc.spi.ConnectionFactory factory, String name, int size) {
+        ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(factory)
+                .name(name)
+                .initialSize(size)
+                .maxSize(size)
+                .maxAcquireTime(Duration.ofSeconds(30))
+                .build());
+        pool.warmup().block(Duration.ofSeconds(60));
+        return pool;
+    }
+
+    /**
+     * The factory of the maintenance engine's connections: its own role when the benchmark user may create one (so
+     * pg_stat_statements tells its statements apart), its own application name, and its own event-loop thread (so
+     * its JVM CPU is measurable per thread).
+     */
+    PostgresqlConnectionFactory maintenanceFactory(LoopResources loops) {
+        String password = maintenancePassword();
+        return connectionFactory(MAINTENANCE_APPLICATION_NAME, builder -> {
+            builder.loopResources(loops);
+            if (password != null) {
+                builder.username(MAINTENANCE_ROLE).password(password);
+            }
+        });
+    }
+
+    /** Whether the maintenance engine connects as {@value #MAINTENANCE_ROLE}. */
+    boolean hasMaintenanceRole() {
+        return maintenancePassword() != null;
+    }
+
+    private synchronized @Nullable String maintenancePassword() {
+        if (maintenancePassword == null && isSuperuser()) {
+            byte[] bytes = new byte[12];
+            new SecureRandom().nextBytes(bytes);
+            StringBuilder password = new StringBuilder("b");
+            for (byte b : bytes) {
+                password.append(String.format("%02x", b));
+            }
+            // A superuser: it may truncate ring children and read every session's statistics, as the design asks of
+            // a maintenance role (TRUNCATE + pg_read_all_stats), without per-schema grants.
+            execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + MAINTENANCE_ROLE
+                    + "') THEN CREATE ROLE " + MAINTENANCE_ROLE + " LOGIN SUPERUSER; END IF; END $$",
+                    "ALTER ROLE " + MAINTENANCE_ROLE + " PASSWORD '" + password + "'");
+            maintenancePassword = password.toString();
+        }
+        return maintenancePassword;
+    }
+
+    synchronized boolean isSuperuser() {
+        if (superuser == null) {
+            superuser = queryLong("SELECT CASE WHEN rolsuper THEN 1 ELSE 0 END FROM pg_roles"
+                    + " WHERE rolname = current_user") == 1;
+        }
+        return superuser;
+    }
+
+    /** Whether pg_stat_statements is loaded and its view usable in this database (created if needed). */
+    synchronized boolean pgStatStatements() {
+        if (pgStatStatements == null) {
+            boolean usable;
+            try (Connection connection = jdbc(); Statement statement = connection.createStatement()) {
+                boolean loaded;
+                try (ResultSet rs = statement.executeQuery("SELECT current_setting('shared_preload_libraries')")) {
+                    rs.next();
+                    loaded = rs.getString(1).contains("pg_stat_statements");
+                }
+                if (loaded) {
+                    statement.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+                    try (ResultSet rs = statement.executeQuery("SELECT count(*) FROM pg_stat_statements")) {
+                        rs.next();
+                    }
+                }
+                usable = loaded;
+            } catch (SQLException e) {
+                LOG.info("pg_stat_statements is not usable ({}); maintenance database time is sampled from"
+                        + " pg_stat_activity instead", e.getMessage());
+                usable = false;
+            }
+            pgStatStatements = usable;
+        }
+        return pgStatStatements;
+    }
+
+    /** The server settings that matter for the figures, as the benchmark's session sees them. */
+    Map<String, String> settings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        try (Connection connection = jdbc(); Statement statement = connection.createStatement()) {
+            for (String name : REPORTED_SETTINGS) {
+                try (ResultSet rs = statement.executeQuery("SELECT current_setting('" + name + "', true)")) {
+                    rs.next();
+                    String value = rs.getString(1);
+                    settings.put(name, value == null ? "" : value);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read server settings: " + e.getMessage(), e);
+        }
+        return settings;
+    }
+
+    /** Drops a schema if it exists (cleanup between runs). */
+    void dropSchema(String schema) {
+        execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+    }
+
+    @Override
+    public void close() {
+        if (maintenancePassword != null) {
+            try {
+                execute("DROP ROLE IF EXISTS " + MAINTENANCE_ROLE);
+            } catch (RuntimeException e) {
+                LOG.debug("could not drop role {}: {}", MAINTENANCE_ROLE, e.getMessage());
+            }
+        }
+        if (ownsServer) {
+            server.close();
+        }
+    }
+}

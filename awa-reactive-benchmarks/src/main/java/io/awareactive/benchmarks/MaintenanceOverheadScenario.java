@@ -1,0 +1,300 @@
+package io.awareactive.benchmarks;
+
+import io.awareactive.core.Ring;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scenario 6, maintenance overhead: for each system an idle phase (maintenance running, no jobs) and a load phase
+ * (the closed loop). Measured per phase:
+ * <ul>
+ *   <li>database time of awa-reactive's engine: {@code pg_stat_statements} execution time of its role (when the
+ *       extension is loaded and the benchmark may create the role), and an estimate from sampling
+ *       {@code pg_stat_activity} every 20 ms for its sessions being {@code active};</li>
+ *   <li>autovacuum time spent on the system's tables, estimated by the same sampling (both systems: it is the
+ *       baseline's whole maintenance, and awa-reactive's lease ring and control tables are vacuumed too);</li>
+ *   <li>JVM CPU time of the engine's own threads (its scheduler and its own Netty event loop), via
+ *       {@link ThreadMXBean}, and of the whole process via the operating-system bean;</li>
+ *   <li>ring ticks: prune events of the three rings (one per ring tick that reached the prune step).</li>
+ * </ul>
+ */
+final class MaintenanceOverheadScenario implements Scenario {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MaintenanceOverheadScenario.class);
+    private static final Duration ACTIVITY_INTERVAL = Duration.ofMillis(20);
+
+    /** Counters at one instant. */
+    record Snapshot(long nanos, double statementMillis, long statementCalls, long engineCpuNanos, long processCpuNanos,
+            long ringTicks, long engineActiveSamples, long autovacuumSamples, long activitySamples, long completed) {
+    }
+
+    /** The difference of two snapshots, per second and per ring tick. */
+    record Phase(double seconds, double statementMillis, long statementCalls, double engineCpuMillis,
+            double processCpuMillis, long ringTicks, double engineSampledMillis, double autovacuumSampledMillis,
+            long completed) {
+
+        static Phase between(Snapshot from, Snapshot to) {
+            double seconds = (to.nanos() - from.nanos()) / 1e9;
+            long samples = to.activitySamples() - from.activitySamples();
+            // Sampled estimates: active sessions per sample on average, times the elapsed time.
+            double engineShare = samples == 0 ? Double.NaN
+                    : (double) (to.engineActiveSamples() - from.engineActiveSamples()) / samples;
+            double autovacuumShare = samples == 0 ? Double.NaN
+                    : (double) (to.autovacuumSamples() - from.autovacuumSamples()) / samples;
+            return new Phase(seconds, to.statementMillis() - from.statementMillis(),
+                    to.statementCalls() - from.statementCalls(),
+                    (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
+                    (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
+                    engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
+                    to.completed() - from.completed());
+        }
+
+        double perSecond(double value) {
+            return value / seconds;
+        }
+
+        double perTick(double value) {
+            return ringTicks == 0 ? Double.NaN : value / ringTicks;
+        }
+    }
+
+    @Override
+    public Report run(BenchContext context) {
+        BenchOptions options = context.options();
+        ScenarioName name = ScenarioName.MAINTENANCE_OVERHEAD;
+        Report report = new Report(name);
+        context.describe(report);
+        Map<String, Map<String, Phase>> phases = new LinkedHashMap<>();
+        for (String system : options.systems()) {
+            String schema = Scenario.schema(name, system);
+            try (QueueSystem<?> queue = context.open(system, schema, 0)) {
+                phases.put(system, measure(context, queue, report));
+            } finally {
+                context.database().dropSchema(schema);
+            }
+        }
+        boolean statements = context.database().pgStatStatements() && context.database().hasMaintenanceRole();
+        for (String phase : List.of("idle", "load")) {
+            Phase awa = phases.getOrDefault(AwaQueue.LABEL, Map.of()).get(phase);
+            Phase baseline = phases.getOrDefault(BaselineQueue.LABEL, Map.of()).get(phase);
+            String caseName = phase;
+            if (statements) {
+                add(report, caseName, "engine DB time (pg_stat_statements)", "ms/s", awa, null,
+                        p -> p.perSecond(p.statementMillis()));
+                add(report, caseName, "engine statements", "calls/s", awa, null,
+                        p -> p.perSecond(p.statementCalls()));
+            }
+            add(report, caseName, "engine DB time (sampled pg_stat_activity)", "ms/s", awa, null,
+                    p -> p.perSecond(p.engineSampledMillis()));
+            add(report, caseName, "autovacuum time on the system's tables (sampled)", "ms/s", awa, baseline,
+                    p -> p.perSecond(p.autovacuumSampledMillis()));
+            add(report, caseName, "maintenance DB time, engine + autovacuum", "ms/s", awa, baseline,
+                    p -> p.perSecond((statements ? p.statementMillis() : p.engineSampledMillis())
+                            + p.autovacuumSampledMillis()));
+            add(report, caseName, "engine JVM CPU (its threads)", "ms/s", awa, baseline,
+                    p -> p.perSecond(p.engineCpuMillis()));
+            add(report, caseName, "ring ticks", "ticks/s", awa, null, p -> p.perSecond(p.ringTicks()));
+            add(report, caseName, "engine DB time per ring tick", "ms", awa, null,
+                    p -> p.perTick(statements ? p.statementMillis() : p.engineSampledMillis()));
+            add(report, caseName, "engine JVM CPU per ring tick", "ms", awa, null,
+                    p -> p.perTick(p.engineCpuMillis()));
+            add(report, caseName, "process CPU (whole benchmark JVM)", "ms/s", awa, baseline,
+                    p -> p.perSecond(p.processCpuMillis()));
+            add(report, caseName, "throughput", "jobs/s", awa, baseline, p -> p.perSecond(p.completed()));
+        }
+        report.note("engine DB time counts every statement of the maintenance role (rotate, prune, rollup, promote,"
+                + " rescue, leader check) " + (statements ? "from pg_stat_statements (execution time, planning"
+                + " excluded)" : "estimated by sampling pg_stat_activity every " + ACTIVITY_INTERVAL.toMillis()
+                + " ms (pg_stat_statements or the maintenance role unavailable)")
+                + "; per ring tick divides by the prune events of the three rings; the baseline has no JVM-side"
+                + " maintenance, so its engine CPU is 0 and that ratio is empty");
+        return report;
+    }
+
+    private static void add(Report report, String caseName, String metric, String unit, Phase awa, Phase baseline,
+            java.util.function.ToDoubleFunction<Phase> figure) {
+        report.add(caseName, metric, unit, awa == null ? Double.NaN : figure.applyAsDouble(awa),
+                baseline == null ? Double.NaN : figure.applyAsDouble(baseline));
+    }
+
+    private static <J> Map<String, Phase> measure(BenchContext context, QueueSystem<J> system, Report report) {
+        BenchOptions options = context.options();
+        ScenarioName name = ScenarioName.MAINTENANCE_OVERHEAD;
+        Map<String, Phase> result = new LinkedHashMap<>();
+        system.install().block(Duration.ofMinutes(2));
+        system.startMaintenance(options.rotateInterval(name), options.lockTimeout()).block(Duration.ofMinutes(1));
+        Workload<J> workload = new Workload<>(system, Workload.Settings.of(options));
+        String[] phase = {"idle"};
+        try (ActivitySampler activity = new ActivitySampler(context.database(), system.schema())) {
+            context.log("maintenance-overhead / %s: idle %ss, then load %ss (+%ss warm-up each)", system.label(),
+                    options.idle(name).toSeconds(), options.duration(name).toSeconds(),
+                    options.warmup().toSeconds());
+            BenchContext.pause(options.warmup());
+            Sampler sampler = new Sampler(context.database(), system, "idle then load", workload,
+                    options.sampleInterval(), () -> phase[0]).start();
+            Snapshot idleStart = snapshot(context, system, activity, workload);
+            BenchContext.pause(options.idle(name));
+            Snapshot idleEnd = snapshot(context, system, activity, workload);
+            result.put("idle", Phase.between(idleStart, idleEnd));
+            phase[0] = "warm-up";
+            workload.start();
+            BenchContext.pause(options.warmup());
+            phase[0] = "load";
+            Snapshot loadStart = snapshot(context, system, activity, workload);
+            BenchContext.pause(options.duration(name));
+            Snapshot loadEnd = snapshot(context, system, activity, workload);
+            result.put("load", Phase.between(loadStart, loadEnd));
+            report.addSamples(sampler.stop());
+            context.log("  %s: idle engine CPU %.2f ms/s, load engine CPU %.2f ms/s", system.label(),
+                    result.get("idle").perSecond(result.get("idle").engineCpuMillis()),
+                    result.get("load").perSecond(result.get("load").engineCpuMillis()));
+        } finally {
+            workload.stop();
+            system.stopMaintenance().block(Duration.ofMinutes(1));
+        }
+        return result;
+    }
+
+    private static Snapshot snapshot(BenchContext context, QueueSystem<?> system, ActivitySampler activity,
+            Workload<?> workload) {
+        double statementMillis = 0;
+        long calls = 0;
+        BenchDatabase database = context.database();
+        if (database.pgStatStatements() && database.hasMaintenanceRole()) {
+            try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
+                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint"
+                            + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
+                            + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
+                            + " WHERE datname = current_database())")) {
+                statement.setString(1, BenchDatabase.MAINTENANCE_ROLE);
+                try (ResultSet rs = statement.executeQuery()) {
+                    rs.next();
+                    statementMillis = rs.getDouble(1);
+                    calls = rs.getLong(2);
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot read pg_stat_statements: " + e.getMessage(), e);
+            }
+        }
+        PruneStats prunes = system.pruneStats();
+        long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
+        return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
+                processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
+                workload.completed());
+    }
+
+    /** CPU time of the live threads whose name starts with a prefix. */
+    static long threadCpuNanos(String prefix) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (!threads.isThreadCpuTimeSupported()) {
+            return 0;
+        }
+        if (!threads.isThreadCpuTimeEnabled()) {
+            threads.setThreadCpuTimeEnabled(true);
+        }
+        long total = 0;
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().startsWith(prefix)) {
+                long cpu = threads.getThreadCpuTime(info.getThreadId());
+                if (cpu > 0) {
+                    total += cpu;
+                }
+            }
+        }
+        return total;
+    }
+
+    static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return 0;
+    }
+
+    /**
+     * Samples {@code pg_stat_activity} every 20 ms: is a maintenance-engine session active, is an autovacuum worker
+     * busy with one of the system's tables.
+     */
+    static final class ActivitySampler implements AutoCloseable {
+
+        private final AtomicLong samples = new AtomicLong();
+        private final AtomicLong engineActive = new AtomicLong();
+        private final AtomicLong autovacuum = new AtomicLong();
+        private final List<Thread> threads = new ArrayList<>();
+        private volatile boolean running = true;
+
+        ActivitySampler(BenchDatabase database, String schema) {
+            Thread thread = new Thread(() -> loop(database, schema), "bench-activity-sampler");
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+
+        private void loop(BenchDatabase database, String schema) {
+            try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
+                    "SELECT count(*) FILTER (WHERE application_name = ? AND state = 'active'),"
+                            + " count(*) FILTER (WHERE backend_type = 'autovacuum worker'"
+                            + " AND position(? in query) > 0)"
+                            + " FROM pg_stat_activity WHERE datname = current_database()")) {
+                statement.setString(1, BenchDatabase.MAINTENANCE_APPLICATION_NAME);
+                statement.setString(2, schema + ".");
+                long next = System.nanoTime();
+                while (running) {
+                    try (ResultSet rs = statement.executeQuery()) {
+                        rs.next();
+                        engineActive.addAndGet(rs.getLong(1));
+                        autovacuum.addAndGet(rs.getLong(2));
+                        samples.incrementAndGet();
+                    }
+                    next += ACTIVITY_INTERVAL.toNanos();
+                    long wait = next - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (SQLException e) {
+                LOG.warn("activity sampler stopped: {}", e.toString());
+            }
+        }
+
+        long samples() {
+            return samples.get();
+        }
+
+        long engineActive() {
+            return engineActive.get();
+        }
+
+        long autovacuum() {
+            return autovacuum.get();
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            for (Thread thread : threads) {
+                try {
+                    thread.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+}

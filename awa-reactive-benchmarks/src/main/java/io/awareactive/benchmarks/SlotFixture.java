@@ -1,0 +1,110 @@
+package io.awareactive.benchmarks;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes, with {@code INSERT ... SELECT}, the rows the lifecycle leaves behind for {@code n} jobs enqueued in batches
+ * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and completed, all while queue slot 0, lease slot 0
+ * and claim slot 0 were current (generation 0), in lane ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row, a
+ * receipt, a closure, a done row and a count delta, and a lease inserted then deleted (a dead tuple); per enqueue
+ * batch a segment; per claim batch a claim range; the lane's sequences at {@code n}. The same columns as the
+ * lifecycle's server functions write; {@code SlotFixtureIntegrationTests} checks that the families hold the same
+ * row counts as a slot the real lifecycle filled.
+ */
+final class SlotFixture {
+
+    private SlotFixture() {
+    }
+
+    static void fill(BenchDatabase database, String schemaName, int n, int enqueueBatch, int claimBatch,
+            String payload) {
+        String s = "\"" + schemaName + "\"";
+        String args = "'" + payload.replace("'", "''") + "'::jsonb";
+        List<String> sql = new ArrayList<>();
+        sql.add("SELECT " + s + ".create_lane('" + QueueSystem.QUEUE + "', 2::smallint, 0)");
+        sql.add("INSERT INTO " + s + ".ready_entries (ready_slot, queue, priority, enqueue_shard, lane_seq,"
+                + " ready_generation, job_id, kind, args, attempt, max_attempts, timeout_ms)"
+                + " SELECT 0, 'bench', 2, 0, g, 0, g, 'bench.noop', " + args + ", 1, 25, NULL"
+                + " FROM generate_series(1, " + n + ") g");
+        sql.add("INSERT INTO " + s + ".ready_segments (ready_slot, queue, priority, enqueue_shard, first_lane_seq,"
+                + " next_lane_seq, ready_generation)"
+                + " SELECT 0, 'bench', 2, 0, b * " + enqueueBatch + " + 1, least((b + 1) * " + enqueueBatch + ", "
+                + n + ") + 1, 0 FROM generate_series(0, " + ((n - 1) / enqueueBatch) + ") b");
+        sql.add("INSERT INTO " + s + ".leases (lease_slot, job_id, run_lease, lease_generation, ready_slot,"
+                + " ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt,"
+                + " max_attempts, worker_id, heartbeat_at, deadline_at)"
+                + " SELECT 0, g, g, 0, 0, 0, 0, g, 'bench', 2, 0, g, 1, 25, 'bench-worker-0', now(), NULL"
+                + " FROM generate_series(1, " + n + ") g");
+        sql.add("INSERT INTO " + s + ".lease_claims (claim_slot, receipt_id, claim_generation, job_id, run_lease,"
+                + " ready_slot, ready_generation, lease_slot)"
+                + " SELECT 0, g, 0, g, g, 0, 0, 0 FROM generate_series(1, " + n + ") g");
+        sql.add("INSERT INTO " + s + ".ready_claim_ranges (ready_slot, queue, priority, enqueue_shard,"
+                + " first_lane_seq, next_lane_seq)"
+                + " SELECT 0, 'bench', 2, 0, b * " + claimBatch + " + 1, least((b + 1) * " + claimBatch + ", " + n
+                + ") + 1 FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
+        // Completion: the lease is deleted (the race guard), the receipt closed, a done row and a delta written.
+        sql.add("DELETE FROM " + s + ".leases_0");
+        sql.add("INSERT INTO " + s + ".lease_claim_closures (claim_slot, receipt_id, job_id, run_lease, ready_slot,"
+                + " ready_generation, outcome) SELECT 0, g, g, g, 0, 0, 'completed'"
+                + " FROM generate_series(1, " + n + ") g");
+        sql.add("INSERT INTO " + s + ".done_entries (ready_slot, job_id, run_lease, ready_generation, queue,"
+                + " priority, kind, state, attempt, error)"
+                + " SELECT 0, g, g, 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"
+                + " FROM generate_series(1, " + n + ") g");
+        sql.add("INSERT INTO " + s + ".queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority,"
+                + " state, delta) SELECT 0, 0, 'bench', 2, 'completed', 1 FROM generate_series(1, " + n + ") g");
+        sql.add("SELECT setval(enqueue_seq, " + n + "), setval(claim_seq, " + n + ") FROM " + s + ".queue_lanes");
+        sql.add("SELECT setval('" + s + ".job_id_seq', " + n + "), setval('" + s + ".receipt_id_seq', " + n + ")");
+        database.execute(sql.toArray(String[]::new));
+    }
+
+    /** Switches autovacuum off on every table of the schema, so it never runs before or inside a measurement. */
+    static void disableAutovacuum(BenchDatabase database, String schemaName) {
+        database.execute(tables(database, schemaName).stream()
+                .map(table -> "ALTER TABLE \"" + schemaName + "\"." + table + " SET (autovacuum_enabled = false)")
+                .toArray(String[]::new));
+    }
+
+    /**
+     * Vacuums every table of the schema (hint bits, visibility map and statistics as in a steady state) except the
+     * lease children, whose dead tuples are part of what the lease prune reclaims.
+     */
+    static void vacuumExceptLeases(BenchDatabase database, String schemaName) {
+        database.execute(tables(database, schemaName).stream()
+                .filter(table -> !table.startsWith("leases"))
+                .map(table -> "VACUUM (ANALYZE) \"" + schemaName + "\"." + table)
+                .toArray(String[]::new));
+    }
+
+    /** The tables with storage (ring children and control tables) of a schema. */
+    static List<String> tables(BenchDatabase database, String schemaName) {
+        List<String> tables = new ArrayList<>();
+        try (Connection connection = database.jdbc(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT c.relname FROM pg_class c JOIN pg_namespace n"
+                        + " ON n.oid = c.relnamespace WHERE n.nspname = '" + schemaName + "' AND c.relkind = 'r'"
+                        + " ORDER BY c.relname")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list the tables of " + schemaName + ": " + e.getMessage(), e);
+        }
+        return tables;
+    }
+
+    /** Rows per family in queue slot 0 and claim slot 0 (for the fixture check). */
+    static List<Long> slotZeroCounts(BenchDatabase database, String schemaName) {
+        String s = "\"" + schemaName + "\"";
+        List<Long> counts = new ArrayList<>();
+        for (String child : List.of("ready_entries_0", "ready_segments_0", "ready_claim_ranges_0", "done_entries_0",
+                "queue_terminal_count_deltas_0", "lease_claims_0", "lease_claim_closures_0", "leases_0")) {
+            counts.add(database.queryLong("SELECT count(*) FROM " + s + "." + child));
+        }
+        return counts;
+    }
+}
