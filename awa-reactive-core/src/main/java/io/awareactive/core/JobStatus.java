@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A job's state by id ({@link QueueStorage#status(long)}). History lasts about one queue-ring lap: once the slot
- * holding a finished job is pruned, its status is empty.
+ * holding a finished job is pruned, its status is empty, except for a terminally failed job, which stays
+ * {@link JobState#FAILED} while its dead-letter row exists.
  *
  * @param jobId the job id
  * @param state the state

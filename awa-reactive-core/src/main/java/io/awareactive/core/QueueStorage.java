@@ -1,8 +1,10 @@
 package io.awareactive.core;
 
 import io.awareactive.core.internal.Db;
+import io.awareactive.core.internal.DeadLetters;
 import io.awareactive.core.internal.Lifecycle;
 import io.awareactive.core.internal.RingReads;
+import io.awareactive.core.internal.Privileges;
 import io.awareactive.core.internal.Pruner;
 import io.awareactive.core.internal.Rotator;
 import io.awareactive.core.internal.Schema;
@@ -47,6 +49,8 @@ public final class QueueStorage {
     private final Pruner pruner;
     private final TerminalRollup rollup;
     private final Lifecycle lifecycle;
+    private final DeadLetters deadLetters;
+    private final Privileges privileges;
 
     private QueueStorage(QueueStorageConfig config) {
         this.config = config;
@@ -61,6 +65,8 @@ public final class QueueStorage {
         this.pruner = new Pruner(config.connectionFactory(), schema, lockTimeoutMillis);
         this.rollup = new TerminalRollup(config.connectionFactory(), schema, lockTimeoutMillis);
         this.lifecycle = new Lifecycle(config.connectionFactory(), schema, config);
+        this.deadLetters = new DeadLetters(config.connectionFactory(), schema, config);
+        this.privileges = new Privileges(config.connectionFactory(), schema);
     }
 
     /**
@@ -96,6 +102,42 @@ public final class QueueStorage {
      */
     public Mono<Void> install() {
         return installer.install();
+    }
+
+    /**
+     * Grants an application role what it needs to enqueue (to new queues too), claim, heartbeat and end jobs, and
+     * nothing more (design §3.1): {@code USAGE} on the schema; {@code SELECT, INSERT, UPDATE, DELETE} on every table
+     * (no {@code TRUNCATE}, no DDL); {@code USAGE, UPDATE} on every sequence; {@code EXECUTE} on the functions; and,
+     * through {@code ALTER DEFAULT PRIVILEGES}, {@code USAGE, UPDATE} on the lane sequences that {@code create_lane}
+     * creates later. Run it on a storage whose connections log in as the schema owner (the role that ran
+     * {@link #install()}), after installing. Idempotent; one transaction.
+     *
+     * @param role an existing role: 1 to 63 bytes of {@code [A-Za-z_][A-Za-z0-9_]*}, not {@code pg_*} or
+     *     {@code public} (quoted in the SQL, so case is kept)
+     * @return completion; a database failure (unknown role, not the owner) is an error signal, nothing granted
+     * @throws IllegalArgumentException at call time, before any SQL, for a bad role name
+     */
+    public Mono<Void> grantApplicationRole(String role) {
+        String checked = Privileges.requireRoleName(role);
+        return Mono.defer(() -> privileges.grant(checked, false));
+    }
+
+    /**
+     * Grants a maintenance role (the engine's) the application rights of {@link #grantApplicationRole(String)}
+     * plus {@code TRUNCATE} on every table, which also allows the prune's {@code LOCK TABLE}. Membership in
+     * {@code pg_read_all_stats} (or {@code pg_monitor}) is not granted here, since only a superuser or a role with
+     * its admin option may grant it: run {@code GRANT pg_read_all_stats TO <role>} as such. Without it the engine
+     * warns at start, blocker diagnostics carry only pid, application name and {@code backend_xmin}, and the
+     * rollup's horizon check falls back to xid ages ({@code mvccPinMinXids}). Run it as the schema owner;
+     * idempotent; one transaction.
+     *
+     * @param role an existing role, as for {@link #grantApplicationRole(String)}
+     * @return completion; a database failure is an error signal, nothing granted
+     * @throws IllegalArgumentException at call time, before any SQL, for a bad role name
+     */
+    public Mono<Void> grantMaintenanceRole(String role) {
+        String checked = Privileges.requireRoleName(role);
+        return Mono.defer(() -> privileges.grant(checked, true));
     }
 
     /**
@@ -253,9 +295,12 @@ public final class QueueStorage {
      *
      * @param requests the jobs
      * @return the job ids, in input order
+     * @throws IllegalArgumentException at call time when {@code requests} is null
      */
     public Flux<Long> enqueueAll(Publisher<JobRequest> requests) {
-        Objects.requireNonNull(requests, "requests");
+        if (requests == null) {
+            throw new IllegalArgumentException("requests must not be null");
+        }
         return Flux.from(requests)
                 .map(lifecycle::checkRequest)
                 .buffer(ENQUEUE_BATCH)
@@ -444,13 +489,190 @@ public final class QueueStorage {
 
     /**
      * A job's state by id: a point read that tries the deferred table, then the queue slots newest-first, naming
-     * each child (never a ring-parent scan). A finished job's history lasts about one queue-ring lap.
+     * each child (never a ring-parent scan), then the dead-letter table. In a slot, a done row means the job
+     * finished; otherwise the job's live ready row counts, never a row a move or cancel tombstoned, so after a
+     * {@linkplain #move(long, String, int) move} the status shows the job where it now waits, even when the ring
+     * wrapped meanwhile and reused the source row's slot number. A finished job's ring history lasts about one
+     * queue-ring lap; a terminally failed one stays readable ({@link JobState#FAILED}) while its dead-letter row
+     * exists.
      *
      * @param jobId the job id
      * @return the status, or empty for an unknown (or pruned) id
      */
     public Mono<JobStatus> status(long jobId) {
         return Mono.defer(() -> lifecycle.status(jobId));
+    }
+
+    /**
+     * Moves a job that no worker has claimed to another queue and/or priority, keeping its id, kind, arguments,
+     * attempt number, max attempts and timeout; one transaction. A scheduled job (in the deferred table) stays
+     * scheduled, with its {@code runAt}, in the new lane. An available job's ready row is tombstoned (claimers skip
+     * it, as after a cancel) and the job is enqueued into the current queue slot of the target lane, behind the
+     * jobs already there. A job already in that queue and priority is left as it is.
+     *
+     * <p>A claim and a move of the same job never both succeed: the move locks the source lane's claim head, which
+     * every claimer of the lane holds while it claims, and re-reads the job under it. A target lane that does not
+     * exist yet is created first, in its own short transaction, as for an enqueue. The move waits for the target
+     * lane's lock while a producer's transaction holds it.
+     *
+     * @param jobId the job id
+     * @param queue the target queue: 1 to 63 characters of {@code [a-z0-9_.-]}
+     * @param priority the target priority: 1 (highest) to 4
+     * @return the job's status after the move ({@link JobState#SCHEDULED} or {@link JobState#AVAILABLE}); errors
+     *     with {@link JobStateException}, nothing written, when the job is unknown (or its history was pruned), a
+     *     worker has claimed it ({@link JobStateException#state()} {@link JobState#RUNNING}) or it has finished
+     * @throws IllegalArgumentException at call time, before any SQL, for a bad job id, queue name or priority
+     */
+    public Mono<JobStatus> move(long jobId, String queue, int priority) {
+        requireJobId(jobId);
+        JobRequest.requireQueue(queue);
+        requirePriority(priority);
+        return Mono.defer(() -> lifecycle.move(jobId, queue, priority));
+    }
+
+    // --------------------------------------------------------------------------------------- dead-letter table
+
+    /**
+     * The first page of a queue's terminally failed jobs, newest first. A terminal failure (no attempts left, by
+     * {@link #fail(Job, String)} or rescue) writes a row to the dead-letter table unless
+     * {@link QueueStorageConfig#deadLetterRetention()} is zero; the table lives outside the rings, so the row
+     * outlives prune until it is retried, discarded or purged after the retention.
+     *
+     * @param queue the queue
+     * @param limit the page size, 1 to 1,000
+     * @return up to {@code limit} failed jobs, by failure time then job id, descending
+     * @throws IllegalArgumentException at call time for a bad queue name or limit
+     */
+    public Flux<FailedJob> failedJobs(String queue, int limit) {
+        JobRequest.requireQueue(queue);
+        requireLimit(limit);
+        return Flux.defer(() -> deadLetters.list(queue, limit, null));
+    }
+
+    /**
+     * The next page of a queue's failed jobs: those strictly older than {@code after} in the listing order
+     * (keyset paging, stable while rows are added or removed).
+     *
+     * @param queue the queue
+     * @param limit the page size, 1 to 1,000
+     * @param after the last job of the previous page
+     * @return up to {@code limit} failed jobs following {@code after}
+     * @throws IllegalArgumentException at call time for a bad queue name or limit, or a null {@code after}
+     */
+    public Flux<FailedJob> failedJobs(String queue, int limit, FailedJob after) {
+        JobRequest.requireQueue(queue);
+        requireLimit(limit);
+        if (after == null) {
+            throw new IllegalArgumentException("after must not be null");
+        }
+        return Flux.defer(() -> deadLetters.list(queue, limit, after));
+    }
+
+    /**
+     * One failed job from the dead-letter table.
+     *
+     * @param jobId the failed job's id
+     * @return the failed job, or empty when the table holds no row for it
+     * @throws IllegalArgumentException at call time for a job id below 1
+     */
+    public Mono<FailedJob> failedJob(long jobId) {
+        requireJobId(jobId);
+        return Mono.defer(() -> deadLetters.get(jobId));
+    }
+
+    /**
+     * Retries a failed job: enqueues it as a NEW job (a new id, attempt 1 of the same max attempts, same queue,
+     * priority, kind, arguments and timeout) and deletes its dead-letter row, in one transaction. The old id keeps
+     * its failed history in the ring until pruned.
+     *
+     * @param jobId the failed job's id
+     * @return the new job id; errors with {@link JobStateException}, nothing written, when the table holds no row
+     *     for the id (a concurrent retry or discard of the same row leaves exactly one of them successful)
+     * @throws IllegalArgumentException at call time for a job id below 1
+     */
+    public Mono<Long> retryFailedJob(long jobId) {
+        requireJobId(jobId);
+        return Mono.defer(() -> deadLetters.retry(jobId));
+    }
+
+    /**
+     * Retries every failed job of a queue that failed up to this call, as {@link #retryFailedJob(long)} does, oldest
+     * first, in transactions of {@value #FAILED_JOBS_BATCH} jobs. Concurrent bulk calls never retry a job twice. Jobs
+     * failing during the call may or may not be included.
+     *
+     * @param queue the queue
+     * @return how many jobs were re-enqueued
+     * @throws IllegalArgumentException at call time for a bad queue name
+     */
+    public Mono<Long> retryFailedJobs(String queue) {
+        JobRequest.requireQueue(queue);
+        return Mono.defer(() -> deadLetters.retryAll(queue));
+    }
+
+    /**
+     * The most rows one transaction of {@link #retryFailedJobs(String)} or {@link #discardFailedJobs(String)} handles.
+     */
+    public static final int FAILED_JOBS_BATCH = 500;
+
+    /**
+     * Discards a failed job: deletes its dead-letter row.
+     *
+     * @param jobId the failed job's id
+     * @return completion; errors with {@link JobStateException}, nothing written, when the table holds no row for
+     *     the id
+     * @throws IllegalArgumentException at call time for a job id below 1
+     */
+    public Mono<Void> discardFailedJob(long jobId) {
+        requireJobId(jobId);
+        return Mono.defer(() -> deadLetters.discard(jobId));
+    }
+
+    /**
+     * Discards every failed job of a queue that failed up to this call, in transactions of
+     * {@value #FAILED_JOBS_BATCH} rows.
+     *
+     * @param queue the queue
+     * @return how many rows were deleted
+     * @throws IllegalArgumentException at call time for a bad queue name
+     */
+    public Mono<Long> discardFailedJobs(String queue) {
+        JobRequest.requireQueue(queue);
+        return Mono.defer(() -> deadLetters.discardAll(queue));
+    }
+
+    /**
+     * Maintenance: deletes dead-letter rows that failed longer than {@link QueueStorageConfig#deadLetterRetention()}
+     * ago (all of them when it is zero), oldest first, in transactions of at most {@code batchSize} rows until a
+     * batch comes back short. Each transaction first sets a transaction-local lock timeout of max(prune lock
+     * timeout, 100 ms), so a session holding a conflicting lock on the table bounds the wait: the call then ends
+     * with the driver's error (SQLSTATE 55P03), earlier batches committed. Rows locked by a concurrent retry or
+     * discard are skipped, never waited for. Called by the maintenance engine's dead-letter purge task.
+     *
+     * @param batchSize rows per transaction, 1 to 10,000 (the engine uses 500)
+     * @return how many rows were deleted
+     * @throws IllegalArgumentException at call time when {@code batchSize} is out of range
+     */
+    public Mono<Long> purgeFailedJobs(int batchSize) {
+        requireBatch(batchSize, "batchSize");
+        return Mono.defer(() -> deadLetters.purge(batchSize));
+    }
+
+    private static void requireJobId(long jobId) {
+        if (jobId < 1) {
+            throw new IllegalArgumentException("jobId must be greater than 0, was " + jobId);
+        }
+    }
+
+    private static void requirePriority(int priority) {
+        if (priority < JobRequest.HIGHEST_PRIORITY || priority > JobRequest.LOWEST_PRIORITY) {
+            throw new IllegalArgumentException("priority must be between 1 and 4, was " + priority);
+        }
+    }
+
+    private static void requireLimit(int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new IllegalArgumentException("limit must be between 1 and 1000, was " + limit);
+        }
     }
 
     /**

@@ -14,12 +14,16 @@ import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Prune's live-work gates before and after the locks, live work, real truncates, the count hand-off and drain. */
+/**
+ * Prune's live-work gates before and after the locks, live work (design §12 scenario 10, through the real job
+ * lifecycle), real truncates, the count hand-off and drain. The other scenarios write their rows with {@link RingRows}.
+ */
 @AwaPostgresTest
 final class PruneGatesIntegrationTests {
 
@@ -35,10 +39,14 @@ final class PruneGatesIntegrationTests {
     }
 
     @BeforeEach
-    void installWithSlotZeroAsTarget() {
+    void install() {
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
         rows = new RingRows(db, schema);
+    }
+
+    /** For the JDBC fixtures: a ledger row {@code (1, 1)} per ring makes slot 0, generation 0 the prune target. */
+    private void targetSlotZero() {
         for (Ring ring : Ring.values()) {
             rows.ledger(ring, 1, 1);
         }
@@ -65,20 +73,19 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldReportNoopOnAFreshRingEvenWithTheSerializerHeld() throws Exception {
-        String fresh = db.newSchemaName();
-        QueueStorage freshStorage = Fixtures.installed(db.connectionFactory(), fresh);
         for (Ring ring : Ring.values()) {
-            assertThat(freshStorage.prune(ring).block(WAIT)).isEqualTo(new Noop());
-            assertThat(freshStorage.sealedSlots(ring).block(WAIT)).isZero();
+            assertThat(prune(ring)).isEqualTo(new Noop());
+            assertThat(storage.sealedSlots(ring).block(WAIT)).isZero();
         }
         try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
-            statement.execute("SELECT pg_advisory_lock(hashtextextended('awa-reactive.ring:" + fresh + ":claim', 0))");
-            assertThat(freshStorage.prune(Ring.CLAIM).block(WAIT)).isEqualTo(new Noop());
+            statement.execute("SELECT pg_advisory_lock(hashtextextended('awa-reactive.ring:" + schema + ":claim', 0))");
+            assertThat(prune(Ring.CLAIM)).isEqualTo(new Noop());
         }
     }
 
     @Test
     void shouldReportNoopWhenTheSlotRowIsMissing() {
+        targetSlotZero();
         db.execute("DELETE FROM " + rows.t("lease_ring_slots") + " WHERE slot = 0");
         long filenode = rows.filenode("leases_0");
         assertThat(prune(Ring.LEASE)).isEqualTo(new Noop());
@@ -87,6 +94,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldSkipAnOpenReceiptBeforeLockingSoAReaderCausesNoWait() throws Exception {
+        targetSlotZero();
         db.execute(rows.receiptSql(0, 1, 1, 0, 0, 0));
         try (Connection reader = rows.reader("lease_claims_0")) {
             assertThat(prune(Ring.CLAIM)).isEqualTo(new SkippedActive(0, SkipReason.CLAIM_OPEN));
@@ -97,6 +105,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldKeepATombstonedJobPendingUntilAClaimPassesIt() {
+        targetSlotZero();
         long laneSeq = rows.enqueue(0, 0, 1);
         rows.cancelUnclaimed(0, 0, 1, laneSeq);
         assertThat(rows.terminalCount("cancelled")).isEqualTo(1);
@@ -118,6 +127,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldNotBePinnedByAClaimCursorLaggingBehindACommittedRange() {
+        targetSlotZero();
         long laneSeq = rows.enqueue(0, 0, 1);
         RingRows.Job job = rows.claim(0, 0, 1, laneSeq, 1, 1);
         rows.complete(job);
@@ -129,6 +139,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldSeeAReceiptCommittedWhileThePruneWaitedForItsLock() throws Exception {
+        targetSlotZero();
         CompletableFuture<PruneOutcome> prune;
         try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
             writer.setAutoCommit(false);
@@ -144,6 +155,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldSeeAReadyRowCommittedWhileThePruneWaitedForItsLock() throws Exception {
+        targetSlotZero();
         CompletableFuture<PruneOutcome> prune;
         try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
             writer.setAutoCommit(false);
@@ -158,40 +170,77 @@ final class PruneGatesIntegrationTests {
         assertThat(rows.rows("ready_segments_0")).isEqualTo(1);
     }
 
+    /** Enqueues one job through the API and claims it: slots 0 of every ring, generation 0. */
+    private Job runningJob(JobRequest request) {
+        long id = storage.enqueue(request).block(WAIT);
+        Job job = storage.claim(RingRows.QUEUE, 1, "w").single().block(WAIT);
+        assertThat(job.id()).isEqualTo(id);
+        assertThat(List.of(job.readySlot(), job.leaseSlot(), job.claimSlot())).containsOnly(0);
+        assertThat(job.readyGeneration()).isZero();
+        return job;
+    }
+
+    private QueueCounts counts() {
+        return storage.counts(RingRows.QUEUE).block(WAIT);
+    }
+
     @Test
     void shouldKeepEveryRingOfARunningJobUntilItCompletes() {
-        RingRows.Job job = rows.running(0, 0, 1, 0, 0);
+        Job job = runningJob(JobRequest.builder(RingRows.QUEUE, "k").build());
+        // Each ring moves on, so the running job's slots become the prune targets.
+        for (Ring ring : Ring.values()) {
+            assertThat(storage.rotate(ring).block(WAIT)).isEqualTo(new Rotated(1, 1));
+        }
+        QueueCounts running = new QueueCounts(RingRows.QUEUE, 0, 1, 0, 0, 0, 0);
+        assertThat(counts()).isEqualTo(running);
 
         assertThat(prune(Ring.QUEUE)).isEqualTo(new SkippedActive(0, SkipReason.QUEUE_ACTIVE_LEASES));
         assertThat(prune(Ring.LEASE)).isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
         assertThat(prune(Ring.CLAIM)).isEqualTo(new SkippedActive(0, SkipReason.CLAIM_OPEN));
-        assertThat(rows.rows("leases_0")).isEqualTo(1);
+        assertThat(storage.heartbeat(job).block(WAIT)).isTrue();
+        assertThat(counts()).isEqualTo(running);
 
-        rows.complete(job);
-        long completed = rows.terminalCount("completed");
+        assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        QueueCounts completed = new QueueCounts(RingRows.QUEUE, 0, 0, 0, 1, 0, 0);
+        assertThat(counts()).isEqualTo(completed);
+        assertThat(storage.status(job.id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
         for (Ring ring : Ring.values()) {
-            assertThat(pruneUntilNotBlocked(ring)).isInstanceOf(Pruned.class);
+            assertThat(pruneUntilNotBlocked(ring)).as(ring.label()).isInstanceOf(Pruned.class)
+                    .satisfies(o -> assertThat(((Pruned) o).slot()).isZero())
+                    .satisfies(o -> assertThat(((Pruned) o).generation()).isZero());
             assertThat(storage.cursor(ring).block(WAIT)).isEqualTo(new RingCursor(ring, 1, 1));
         }
-        assertThat(completed).isEqualTo(1);
-        assertThat(rows.terminalCount("completed")).isEqualTo(completed);
+        // The job's ring history is gone; its count is not.
+        assertThat(storage.status(job.id()).blockOptional(WAIT)).isEmpty();
+        assertThat(counts()).isEqualTo(completed);
     }
 
     @Test
     void shouldKeepAnExpiredUnrescuedLeaseOpenUntilRescueClosesIt() {
-        RingRows.Job job = rows.running(1, 1, 1, 1, 0);
-        db.execute("UPDATE " + rows.t("leases_1") + " SET deadline_at = now() - interval '1 minute'");
+        Job job = runningJob(JobRequest.builder(RingRows.QUEUE, "k").timeout(Duration.ofMillis(1)).build());
+        assertThat(job.deadline()).isNotNull();
+        await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM " + rows.t("leases")
+                + " WHERE deadline_at < now()") == 1);
+        assertThat(storage.rotate(Ring.CLAIM).block(WAIT)).isEqualTo(new Rotated(1, 1));
 
+        // Expired but not rescued (no engine runs): the attempt still counts as running and its receipt as open.
         assertThat(prune(Ring.CLAIM)).isEqualTo(new SkippedActive(0, SkipReason.CLAIM_OPEN));
+        assertThat(counts()).isEqualTo(new QueueCounts(RingRows.QUEUE, 0, 1, 0, 0, 0, 0));
 
-        // Rescue: delete the lease, close the receipt as rescued (the retry goes elsewhere).
-        db.execute("DELETE FROM " + rows.t("leases_1"),
-                rows.closureSql(0, job.receiptId(), job.jobId(), job.readySlot(), "rescued"));
-        assertThat(prune(Ring.CLAIM)).isInstanceOf(Pruned.class);
+        // Rescue deletes the lease and closes the receipt as rescued; the retry waits out its backoff elsewhere.
+        assertThat(storage.rescue(10).block(WAIT)).isEqualTo(1);
+        QueueCounts rescued = new QueueCounts(RingRows.QUEUE, 0, 0, 1, 0, 0, 0);
+        assertThat(counts()).isEqualTo(rescued);
+        assertThat(pruneUntilNotBlocked(Ring.CLAIM)).isInstanceOf(Pruned.class)
+                .satisfies(o -> assertThat(((Pruned) o).slot()).isZero());
+        assertThat(rows.rows("lease_claims_0") + rows.rows("lease_claim_closures_0")).isZero();
+        assertThat(counts()).isEqualTo(rescued);
+        assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.LOST);
     }
 
     @Test
     void shouldReportEachReachableSkipReasonFromRealRows() {
+        targetSlotZero();
         // queue.unclosed_claim_refs: a receipt for a job of queue slot 0, in claim slot 1, never closed.
         long laneSeq = rows.enqueue(0, 0, 1);
         db.execute("INSERT INTO " + rows.t("ready_claim_ranges") + " (ready_slot, queue, priority, enqueue_shard,"
@@ -229,6 +278,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldTruncateEveryRingForRealAndHandOffTheTerminalCounts() {
+        targetSlotZero();
         RingRows.Job first = rows.running(0, 0, 1, 0, 0);
         rows.complete(first);
         RingRows.Job second = rows.running(0, 0, 2, 0, 0);
@@ -270,6 +320,7 @@ final class PruneGatesIntegrationTests {
 
     @Test
     void shouldDrainSealedSlotsThenLetRotationFreeze() {
+        targetSlotZero();
         rows.ledger(Ring.QUEUE, 2, 2);
         rows.done(0, 0, 1, "completed");
         rows.done(1, 1, 2, "failed");

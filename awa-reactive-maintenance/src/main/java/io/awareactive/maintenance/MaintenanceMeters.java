@@ -43,14 +43,14 @@ public enum MaintenanceMeters {
             MaintenanceMeters.RING, MaintenanceMeters.OUTCOME),
     /**
      * Counter, each failure not reported as a prune or rollup outcome. Tag: {@code awa.maintenance.task}
-     * (rotate_queue, rotate_lease, rotate_claim, promote, rescue, rollup, fold, trim, sealed_slots_refresh, election,
-     * leader_check).
+     * (rotate_queue, rotate_lease, rotate_claim, promote, rescue, dlq_purge, rollup, fold, trim, sealed_slots_refresh,
+     * election, leader_check).
      */
     TASK_FAILURES("awa.maintenance.task.failures", Meter.Type.COUNTER, "Failed maintenance task steps",
             MaintenanceMeters.TASK),
     /**
      * Counter, each tick dropped because the serial loop was busy. Tag: {@code awa.maintenance.task} (ring_queue,
-     * ring_lease, ring_claim, rollup, promote, rescue).
+     * ring_lease, ring_claim, rollup, promote, rescue, dlq_purge).
      */
     TICKS_DROPPED("awa.maintenance.ticks.dropped", Meter.Type.COUNTER, "Ticks dropped while the loop was busy",
             MaintenanceMeters.TASK),

@@ -10,7 +10,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The ring-maintenance engine of one schema: keeps every ring recycling (rotate, prune), folds terminal counts,
- * promotes scheduled jobs and rescues stale attempts, reports every prune outcome, and exposes Micrometer meters.
+ * promotes scheduled jobs, rescues stale attempts, purges dead-letter rows past their retention, reports every prune
+ * outcome, and exposes Micrometer meters.
  *
  * <p><b>Leadership.</b> Any number of engines may run against one schema; one leads, elected through a
  * session-level {@code pg_try_advisory_lock} held on one dedicated physical connection (see
@@ -19,8 +20,8 @@ import reactor.core.publisher.Mono;
  * leadership up when the check fails. Whatever the leaders do, two rotations, prunes or rollups of one ring never run
  * at once: the ring's serializer answers a competitor {@code serializer_busy} at once.
  *
- * <p><b>Loop.</b> The leader runs one task at a time (ring ticks, rollup, promotion, rescue), each on its own
- * interval; a tick arriving while the loop is busy waits (one per task) or is dropped and counted in
+ * <p><b>Loop.</b> The leader runs one task at a time (ring ticks, rollup, promotion, rescue, dead-letter purge), each
+ * on its own interval; a tick arriving while the loop is busy waits (one per task) or is dropped and counted in
  * {@code awa.maintenance.ticks.dropped}. No failure ends the loop: a prune failure is an {@code error} outcome, any
  * other step's failure is logged (rate-limited) and counted in {@code awa.maintenance.task.failures}, and every step
  * is bounded by {@code taskTimeout}.

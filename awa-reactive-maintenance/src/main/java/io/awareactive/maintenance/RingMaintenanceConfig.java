@@ -41,6 +41,10 @@ public final class RingMaintenanceConfig {
     public static final Duration DEFAULT_RESCUE_INTERVAL = Duration.ofSeconds(10);
     /** Default number of stale attempts one rescue tick handles at most: 500. */
     public static final int DEFAULT_RESCUE_BATCH_SIZE = 500;
+    /** Default interval of the dead-letter purge tick: 60 s. */
+    public static final Duration DEFAULT_DLQ_PURGE_INTERVAL = Duration.ofSeconds(60);
+    /** Default number of dead-letter rows one purge transaction deletes at most: 500. */
+    public static final int DEFAULT_DLQ_PURGE_BATCH_SIZE = 500;
     /** Default interval at which a follower retries the leader election: 10 s. */
     public static final Duration DEFAULT_LEADER_ELECTION_INTERVAL = Duration.ofSeconds(10);
     /** Default interval at which the leader checks its leader connection: 5 s. */
@@ -51,7 +55,7 @@ public final class RingMaintenanceConfig {
     public static final Duration DEFAULT_MVCC_PIN_MIN_AGE = Duration.ofSeconds(5);
     /** Default transaction-id age above which a session pins the horizon when activity is unreadable: 10,000. */
     public static final long DEFAULT_MVCC_PIN_MIN_XIDS = 10_000;
-    /** Largest {@code promoteBatchSize} and {@code rescueBatchSize}. */
+    /** Largest {@code promoteBatchSize}, {@code rescueBatchSize} and {@code dlqPurgeBatchSize}. */
     public static final int MAX_BATCH_SIZE = 10_000;
 
     private final QueueStorageConfig queueStorage;
@@ -64,6 +68,8 @@ public final class RingMaintenanceConfig {
     private final int promoteBatchSize;
     private final Duration rescueInterval;
     private final int rescueBatchSize;
+    private final Duration dlqPurgeInterval;
+    private final int dlqPurgeBatchSize;
     private final Duration leaderElectionInterval;
     private final Duration leaderCheckInterval;
     private final Duration taskTimeout;
@@ -88,6 +94,8 @@ public final class RingMaintenanceConfig {
         this.promoteBatchSize = b.promoteBatchSize;
         this.rescueInterval = b.rescueInterval;
         this.rescueBatchSize = b.rescueBatchSize;
+        this.dlqPurgeInterval = b.dlqPurgeInterval;
+        this.dlqPurgeBatchSize = b.dlqPurgeBatchSize;
         this.leaderElectionInterval = b.leaderElectionInterval;
         this.leaderCheckInterval = b.leaderCheckInterval;
         this.taskTimeout = b.taskTimeout;
@@ -197,6 +205,25 @@ public final class RingMaintenanceConfig {
      */
     public int rescueBatchSize() {
         return rescueBatchSize;
+    }
+
+    /**
+     * The interval of the dead-letter purge tick, which deletes dead-letter rows older than the storage's
+     * {@link QueueStorageConfig#deadLetterRetention()} ({@code QueueStorage.purgeFailedJobs}).
+     *
+     * @return the interval
+     */
+    public Duration dlqPurgeInterval() {
+        return dlqPurgeInterval;
+    }
+
+    /**
+     * The most dead-letter rows one purge transaction deletes; a tick runs transactions until one comes back short.
+     *
+     * @return 1 to 10,000
+     */
+    public int dlqPurgeBatchSize() {
+        return dlqPurgeBatchSize;
     }
 
     /**
@@ -315,7 +342,8 @@ public final class RingMaintenanceConfig {
                 + ", leaseRotateInterval=" + leaseRotateInterval + ", claimRotateInterval=" + claimRotateInterval
                 + ", rollupInterval=" + rollupInterval + ", rollupMaxSlots=" + rollupMaxSlots + ", promoteInterval="
                 + promoteInterval + ", promoteBatchSize=" + promoteBatchSize + ", rescueInterval=" + rescueInterval
-                + ", rescueBatchSize=" + rescueBatchSize + ", leaderElectionInterval=" + leaderElectionInterval
+                + ", rescueBatchSize=" + rescueBatchSize + ", dlqPurgeInterval=" + dlqPurgeInterval
+                + ", dlqPurgeBatchSize=" + dlqPurgeBatchSize + ", leaderElectionInterval=" + leaderElectionInterval
                 + ", leaderCheckInterval=" + leaderCheckInterval + ", taskTimeout=" + taskTimeout
                 + ", mvccPinMinAge=" + mvccPinMinAge + ", mvccPinMinXids=" + mvccPinMinXids + ", meterRegistry="
                 + (meterRegistry == null ? "none" : meterRegistry.getClass().getSimpleName()) + ", meterTags="
@@ -340,6 +368,8 @@ public final class RingMaintenanceConfig {
         private int promoteBatchSize = DEFAULT_PROMOTE_BATCH_SIZE;
         private Duration rescueInterval = DEFAULT_RESCUE_INTERVAL;
         private int rescueBatchSize = DEFAULT_RESCUE_BATCH_SIZE;
+        private Duration dlqPurgeInterval = DEFAULT_DLQ_PURGE_INTERVAL;
+        private int dlqPurgeBatchSize = DEFAULT_DLQ_PURGE_BATCH_SIZE;
         private Duration leaderElectionInterval = DEFAULT_LEADER_ELECTION_INTERVAL;
         private Duration leaderCheckInterval = DEFAULT_LEADER_CHECK_INTERVAL;
         private Duration taskTimeout = DEFAULT_TASK_TIMEOUT;
@@ -490,6 +520,32 @@ public final class RingMaintenanceConfig {
          */
         public Builder rescueBatchSize(int size) {
             this.rescueBatchSize = requireBetween(size, 1, MAX_BATCH_SIZE, "rescueBatchSize");
+            return this;
+        }
+
+        /**
+         * Interval of the dead-letter purge tick, which deletes rows older than the storage's
+         * {@code deadLetterRetention}, each batch in its own transaction under a transaction-local lock timeout.
+         * Defaults to 60 s; must be positive.
+         *
+         * @param interval the interval
+         * @return this builder
+         * @throws IllegalArgumentException when null or not positive
+         */
+        public Builder dlqPurgeInterval(Duration interval) {
+            this.dlqPurgeInterval = requirePositive(interval, "dlqPurgeInterval");
+            return this;
+        }
+
+        /**
+         * The most dead-letter rows one purge transaction deletes. Defaults to 500; 1 to 10,000.
+         *
+         * @param size the batch size
+         * @return this builder
+         * @throws IllegalArgumentException when out of range
+         */
+        public Builder dlqPurgeBatchSize(int size) {
+            this.dlqPurgeBatchSize = requireBetween(size, 1, MAX_BATCH_SIZE, "dlqPurgeBatchSize");
             return this;
         }
 

@@ -30,6 +30,7 @@ final class FakePort implements TaskPort {
     volatile Supplier<Flux<RollupOutcome>> rollup = Flux::empty;
     volatile Supplier<Mono<Integer>> promote = () -> Mono.just(0);
     volatile Supplier<Mono<Integer>> rescue = () -> Mono.just(0);
+    volatile Supplier<Mono<Long>> dlqPurge = () -> Mono.just(0L);
     volatile Supplier<Mono<Long>> fold = () -> Mono.just(0L);
     volatile Supplier<Mono<Long>> trim = () -> Mono.just(0L);
     volatile Supplier<Mono<Void>> check = Mono::empty;
@@ -144,6 +145,11 @@ final class FakePort implements TaskPort {
     @Override
     public Mono<Integer> rescue(int maxJobs) {
         return track("rescue", rescue);
+    }
+
+    @Override
+    public Mono<Long> purgeFailedJobs(int batchSize) {
+        return track("dlq_purge", dlqPurge);
     }
 
     @Override

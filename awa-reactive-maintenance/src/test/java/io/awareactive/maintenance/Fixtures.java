@@ -53,6 +53,7 @@ final class Fixtures {
                 .rollupInterval(Duration.ofHours(1))
                 .promoteInterval(Duration.ofHours(1))
                 .rescueInterval(Duration.ofHours(1))
+                .dlqPurgeInterval(Duration.ofHours(1))
                 .leaderElectionInterval(Duration.ofMillis(500))
                 .leaderCheckInterval(Duration.ofMillis(300))
                 .taskTimeout(Duration.ofSeconds(20));

@@ -87,6 +87,7 @@ final class MaintenanceLoopUnitTests {
                     .claimRotateInterval(Duration.ofSeconds(3))
                     .promoteInterval(Duration.ofMillis(500))
                     .rescueInterval(Duration.ofSeconds(5))
+                    .dlqPurgeInterval(Duration.ofSeconds(6))
                     .rollupInterval(Duration.ofSeconds(7)));
 
             time.advance(Duration.ofMillis(499));
@@ -100,6 +101,7 @@ final class MaintenanceLoopUnitTests {
             assertThat(port.count("rotate_claim")).isEqualTo(4);
             assertThat(port.count("promote")).isEqualTo(24);
             assertThat(port.count("rescue")).isEqualTo(2);
+            assertThat(port.count("dlq_purge")).isEqualTo(2);
             assertThat(port.count("rollup")).isEqualTo(1);
             assertThat(port.count("fold")).isEqualTo(1);
             assertThat(port.count("trim")).isEqualTo(1);
@@ -234,13 +236,16 @@ final class MaintenanceLoopUnitTests {
                     : Mono.just(new RotateOutcome.Rotated(1, 1)));
             port.promote = () -> Mono.error(new IllegalStateException("promotion failed"));
             port.fold = () -> Mono.error(new IllegalStateException("fold failed"));
-            start(b -> b.promoteInterval(Duration.ofSeconds(1)).rollupInterval(Duration.ofSeconds(3)));
+            port.dlqPurge = () -> Mono.error(new IllegalStateException("purge failed"));
+            start(b -> b.promoteInterval(Duration.ofSeconds(1)).rollupInterval(Duration.ofSeconds(3))
+                    .dlqPurgeInterval(Duration.ofSeconds(2)));
 
             time.advanceSeconds(6);
 
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "rotate_queue")).isEqualTo(2);
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "promote")).isEqualTo(6);
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "fold")).isEqualTo(2);
+            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "dlq_purge")).isEqualTo(3);
             // A failed rotation ends its tick without a prune event; later ticks prune again.
             assertThat(port.count("prune_queue")).isEqualTo(4);
             assertThat(events).hasSize(4);

@@ -74,11 +74,12 @@ final class MeterRegistrationUnitTests {
         for (String outcome : List.of("rolled", "empty", "blocked", "skipped_mvcc_pinned", "error")) {
             ids.add("awa.maintenance.rollup.attempts{awa.ring=queue,awa.ring.outcome=" + outcome + "}");
         }
-        for (String task : List.of("rotate_queue", "rotate_lease", "rotate_claim", "promote", "rescue", "rollup",
-                "fold", "trim", "sealed_slots_refresh", "election", "leader_check")) {
+        for (String task : List.of("rotate_queue", "rotate_lease", "rotate_claim", "promote", "rescue", "dlq_purge",
+                "rollup", "fold", "trim", "sealed_slots_refresh", "election", "leader_check")) {
             ids.add("awa.maintenance.task.failures{awa.maintenance.task=" + task + "}");
         }
-        for (String task : List.of("ring_queue", "ring_lease", "ring_claim", "rollup", "promote", "rescue")) {
+        for (String task : List.of("ring_queue", "ring_lease", "ring_claim", "rollup", "promote", "rescue",
+                "dlq_purge")) {
             ids.add("awa.maintenance.ticks.dropped{awa.maintenance.task=" + task + "}");
         }
         ids.add("awa.maintenance.leader{}");

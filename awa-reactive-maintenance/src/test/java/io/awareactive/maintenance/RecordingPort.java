@@ -110,6 +110,11 @@ final class RecordingPort implements TaskPort {
     }
 
     @Override
+    public Mono<Long> purgeFailedJobs(int batchSize) {
+        return delegate.purgeFailedJobs(batchSize);
+    }
+
+    @Override
     public Mono<List<io.awareactive.maintenance.LockHolder>> blockers(Ring ring, int slot) {
         return delegate.blockers(ring, slot);
     }

@@ -42,6 +42,10 @@ final class RingMaintenanceConfigUnitTests {
         assertThat(config.rescueInterval()).isEqualTo(Duration.ofSeconds(10))
                 .isEqualTo(RingMaintenanceConfig.DEFAULT_RESCUE_INTERVAL);
         assertThat(config.rescueBatchSize()).isEqualTo(500).isEqualTo(RingMaintenanceConfig.DEFAULT_RESCUE_BATCH_SIZE);
+        assertThat(config.dlqPurgeInterval()).isEqualTo(Duration.ofSeconds(60))
+                .isEqualTo(RingMaintenanceConfig.DEFAULT_DLQ_PURGE_INTERVAL);
+        assertThat(config.dlqPurgeBatchSize()).isEqualTo(500)
+                .isEqualTo(RingMaintenanceConfig.DEFAULT_DLQ_PURGE_BATCH_SIZE);
         assertThat(config.leaderElectionInterval()).isEqualTo(Duration.ofSeconds(10))
                 .isEqualTo(RingMaintenanceConfig.DEFAULT_LEADER_ELECTION_INTERVAL);
         assertThat(config.leaderCheckInterval()).isEqualTo(Duration.ofSeconds(5))
@@ -134,6 +138,10 @@ final class RingMaintenanceConfigUnitTests {
                     .withMessage("promoteInterval must be greater than 0, was PT0S");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().rescueInterval(Duration.ZERO))
                     .withMessage("rescueInterval must be greater than 0, was PT0S");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurgeInterval(Duration.ofMinutes(-1)))
+                    .withMessage("dlqPurgeInterval must be greater than 0, was PT-1M");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurgeInterval(null))
+                    .withMessage("dlqPurgeInterval must not be null");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().leaderElectionInterval(Duration.ZERO))
                     .withMessage("leaderElectionInterval must be greater than 0, was PT0S");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().leaderCheckInterval(Duration.ZERO))
@@ -156,6 +164,10 @@ final class RingMaintenanceConfigUnitTests {
                     .withMessage("promoteBatchSize must be between 1 and 10000, was 10001");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().rescueBatchSize(0))
                     .withMessage("rescueBatchSize must be between 1 and 10000, was 0");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurgeBatchSize(0))
+                    .withMessage("dlqPurgeBatchSize must be between 1 and 10000, was 0");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurgeBatchSize(10_001))
+                    .withMessage("dlqPurgeBatchSize must be between 1 and 10000, was 10001");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().mvccPinMinXids(0))
                     .withMessage("mvccPinMinXids must be greater than 0, was 0");
         }

@@ -313,4 +313,44 @@ final class RingMaintenanceIntegrationTests {
         assertThat(registry.get("awa.maintenance.task.failures").tag("awa.maintenance.task", "rescue").counter()
                 .count()).isZero();
     }
+
+    @Test
+    void shouldPurgeDeadLetterRowsPastTheirRetentionAndCountAPurgeThatCouldNotLock() throws Exception {
+        QueueStorageConfig storage = Fixtures.installed(db, pool).mutate()
+                .deadLetterRetention(Duration.ofHours(1))
+                .build();
+        QueueStorage queue = QueueStorage.create(storage);
+        long old = failedTerminally(queue);
+        long fresh = failedTerminally(queue);
+        String table = Fixtures.t(storage, "dead_letter_jobs");
+        db.execute("UPDATE " + table + " SET failed_at = failed_at - interval '2 hours' WHERE job_id = " + old);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        started(Fixtures.engine(storage).dlqPurgeInterval(Duration.ofMillis(200)).meterRegistry(registry).build(),
+                new CopyOnWriteArrayList<>());
+
+        await().atMost(WAIT).until(() -> queue.failedJob(old).blockOptional(WAIT).isEmpty());
+        assertThat(queue.failedJob(fresh).blockOptional(WAIT)).isPresent();
+
+        // A session holding a conflicting table lock: each purge gives up within its own lock timeout, is counted
+        // as a failure of the dlq_purge task, and the loop goes on; once the lock goes, the expired row goes.
+        try (Connection holder = db.openJdbc()) {
+            holder.setAutoCommit(false);
+            try (Statement statement = holder.createStatement()) {
+                statement.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+                statement.execute("UPDATE " + table + " SET failed_at = failed_at - interval '2 hours'");
+            }
+            await().atMost(WAIT).until(() -> registry.get("awa.maintenance.task.failures")
+                    .tag("awa.maintenance.task", "dlq_purge").counter().count() >= 2);
+            holder.commit();
+        }
+        await().atMost(WAIT).until(() -> queue.failedJob(fresh).blockOptional(WAIT).isEmpty());
+    }
+
+    private static long failedTerminally(QueueStorage queue) {
+        long id = queue.enqueue(JobRequest.builder("mail", "send").maxAttempts(1).build()).block(WAIT);
+        Job job = queue.claim("mail", 1, "w").blockFirst(WAIT);
+        assertThat(job.id()).isEqualTo(id);
+        queue.fail(job, "smtp down").block(WAIT);
+        return id;
+    }
 }

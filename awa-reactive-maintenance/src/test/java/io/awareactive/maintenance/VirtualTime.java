@@ -63,6 +63,7 @@ final class VirtualTime {
                 .rollupInterval(Duration.ofHours(1))
                 .promoteInterval(Duration.ofHours(1))
                 .rescueInterval(Duration.ofHours(1))
+                .dlqPurgeInterval(Duration.ofHours(1))
                 .leaderElectionInterval(Duration.ofSeconds(10))
                 .leaderCheckInterval(Duration.ofHours(1))
                 .taskTimeout(Duration.ofSeconds(60));

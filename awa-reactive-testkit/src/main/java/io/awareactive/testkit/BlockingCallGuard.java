@@ -36,9 +36,21 @@ public final class BlockingCallGuard {
                 .allowBlockingCallsInside("ch.qos.logback.core.rolling.RollingFileAppender", "subAppend")
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
                 .blockingMethodCallback(method -> {
-                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName());
+                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName() + stackOf(new Throwable()));
                     throw new BlockingOperationError(method);
                 }));
+    }
+
+    /** The caller frames of a detection, so a report points at the code that blocked. */
+    private static String stackOf(Throwable here) {
+        StringBuilder frames = new StringBuilder();
+        for (StackTraceElement frame : here.getStackTrace()) {
+            String name = frame.getClassName();
+            if (!name.startsWith("reactor.blockhound") && !name.startsWith("io.awareactive.testkit.BlockingCallGuard")) {
+                frames.append("\n\tat ").append(frame);
+            }
+        }
+        return frames.toString();
     }
 
     /**

@@ -4,6 +4,9 @@ import io.awareactive.core.AttemptResult;
 import io.awareactive.core.CancelResult;
 import io.awareactive.core.Job;
 import io.awareactive.core.JobRequest;
+import io.awareactive.core.JobState;
+import io.awareactive.core.JobStateException;
+import io.awareactive.core.JobStatus;
 import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorageConfig;
 import io.r2dbc.spi.Connection;
@@ -18,6 +21,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -400,6 +404,73 @@ public final class Lifecycle {
                     case "not_cancellable" -> CancelResult.NOT_CANCELLABLE;
                     default -> CancelResult.NOT_FOUND;
                 });
+    }
+
+    /**
+     * Moves a job no worker has claimed to (queue, priority), keeping its id, arguments and attempt: one
+     * {@code move_job} statement, so one transaction. A target lane that does not exist yet is created only once
+     * the move is known to go ahead ({@code no_lane}), in its own short transaction as for an enqueue, and the
+     * move is called again. When the move spent its source row, the source lane's cursor advances after the
+     * commit, as after a claim.
+     *
+     * @param jobId the job id
+     * @param queue the target queue (validated)
+     * @param priority the target priority (validated)
+     * @return the job's status after the move; errors with {@link JobStateException} when the job is unknown,
+     *     claimed or finished (nothing written)
+     */
+    public Mono<JobStatus> move(long jobId, String queue, int priority) {
+        String sql = "SELECT * FROM " + schema.table("move_job") + "($1, $2, $3::smallint, $4)";
+        return shards(queue).map(n -> new Lane(queue, priority, ThreadLocalRandom.current().nextInt(n)))
+                .flatMap(lane -> {
+                    Mono<MoveRow> call = Db.withConnection(factory, c -> Db.queryOne(c, sql,
+                            row -> moveRow(jobId, row), jobId, queue, priority, lane.shard()));
+                    return call.flatMap(row -> row.result().equals("no_lane")
+                            ? ensureLane(lane).then(call) : Mono.just(row));
+                })
+                .flatMap(row -> {
+                    Mono<Void> advance = row.spentNext() == null ? Mono.empty()
+                            : advanceCursors(row.sourceQueue(), List.of(new ClaimRow(null, row.sourcePriority(),
+                                    row.sourceShard(), row.spentNext())));
+                    return advance.then(moveResult(jobId, row));
+                });
+    }
+
+    /** A row of {@code move_job}; the status columns are null for 'not_found' and 'no_lane'. */
+    private record MoveRow(String result, @Nullable JobStatus status, @Nullable String sourceQueue,
+            int sourcePriority, int sourceShard, @Nullable Long spentNext) {
+    }
+
+    private static MoveRow moveRow(long jobId, Readable row) {
+        String result = Db.get(row, 0, String.class);
+        String state = row.get(1, String.class);
+        JobStatus status = state == null ? null : new JobStatus(jobId, JobState.valueOf(state.toUpperCase(Locale.ROOT)),
+                Db.get(row, 2, String.class), Db.get(row, 3, String.class), Db.get(row, 4, Short.class),
+                Db.get(row, 5, Integer.class), Db.get(row, 6, Integer.class), row.get(7, Instant.class),
+                row.get(8, String.class));
+        Short sourcePriority = row.get(10, Short.class);
+        Integer sourceShard = row.get(11, Integer.class);
+        return new MoveRow(result, status, row.get(9, String.class), sourcePriority == null ? 0 : sourcePriority,
+                sourceShard == null ? 0 : sourceShard, row.get(12, Long.class));
+    }
+
+    private static Mono<JobStatus> moveResult(long jobId, MoveRow row) {
+        JobStatus status = row.status();
+        if (status == null) {
+            if (!row.result().equals("not_found")) {
+                return Mono.error(new IllegalStateException("move_job returned " + row.result() + " for job " + jobId
+                        + " after its target lane was created"));
+            }
+            return Mono.error(new JobStateException(jobId, null, "job " + jobId + " cannot be moved: it is not in"
+                    + " the deferred table or the queue ring (unknown, or its history was pruned)"));
+        }
+        return switch (row.result()) {
+            case "moved" -> Mono.just(status);
+            case "claimed" -> Mono.error(new JobStateException(jobId, status.state(), "job " + jobId
+                    + " cannot be moved: a worker has claimed it; only a scheduled or available job can be moved"));
+            default -> Mono.error(new JobStateException(jobId, status.state(), "job " + jobId
+                    + " cannot be moved: it has finished (" + status.state().label() + ")"));
+        };
     }
 
     /**

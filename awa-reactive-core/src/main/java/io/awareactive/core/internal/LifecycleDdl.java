@@ -29,10 +29,15 @@ final class LifecycleDdl {
                 "CREATE INDEX ready_tombstones_job_id_idx ON " + schema.table("ready_tombstones") + " (job_id)",
                 fill(schema, LANE_KEY), fill(schema, ENQUEUE_LANE), fill(schema, CLAIM_JOBS),
                 fill(schema, ADVANCE_CLAIM_CURSORS), fill(schema, END_ATTEMPT), fill(schema, RESCUE_JOBS),
-                fill(schema, PROMOTE_JOBS), fill(schema, CANCEL_JOB), fill(schema, JOB_STATUS));
+                fill(schema, PROMOTE_JOBS), fill(schema, JOB_LOCATION), fill(schema, LOCATE_JOB),
+                fill(schema, LOCK_LIVE_JOB), fill(schema, CANCEL_JOB), fill(schema, JOB_STATUS));
     }
 
-    private static String fill(Schema schema, String template) {
+    /**
+     * Fills a function template: {@code {s}} the quoted schema, {@code {name}} the schema name as a string literal,
+     * {@code {channel}} the NOTIFY channel as a string literal.
+     */
+    static String fill(Schema schema, String template) {
         return template.replace("{s}", schema.quoted())
                 .replace("{name}", "'" + schema.name() + "'")
                 .replace("{channel}", "'" + schema.notifyChannel() + "'");
@@ -346,9 +351,10 @@ final class LifecycleDdl {
                     RETURN 'completed';
                 END IF;
                 IF p_dead_letter THEN
-                    INSERT INTO dead_letter_jobs (job_id, queue, priority, kind, args, attempts, last_error)
-                    VALUES (v_lease.job_id, v_lease.queue, v_lease.priority, v_job.kind, v_job.args,
-                        v_lease.attempt, p_error);
+                    INSERT INTO dead_letter_jobs (job_id, queue, priority, enqueue_shard, kind, args, attempts,
+                        max_attempts, timeout_ms, last_error)
+                    VALUES (v_lease.job_id, v_lease.queue, v_lease.priority, v_lease.enqueue_shard, v_job.kind,
+                        v_job.args, v_lease.attempt, v_lease.max_attempts, v_job.timeout_ms, p_error);
                 END IF;
                 RETURN 'failed';
             END
@@ -433,27 +439,118 @@ final class LifecycleDdl {
             $fn$""";
 
     /**
-     * Cancel: a deferred job is deleted, with a cancelled done row + delta in the current slot. Otherwise the
-     * job's newest ready row (queue children newest-first, by name); under its lane's claim head (FOR UPDATE), a
-     * row covered by no claim range and not yet tombstoned gets a tombstone, a cancelled done row and a delta in
-     * its slot. Returns 'cancelled', 'not_cancellable' or 'not_found'.
+     * Where a job lives in the queue ring: a done row (then {@code state} is its terminal state) or its live ready
+     * row ({@code state} NULL; {@code claimed} when a claim range covers it). Returned by {@code locate_job} and
+     * {@code lock_live_job}.
+     */
+    private static final String JOB_LOCATION = """
+            CREATE TYPE {s}.job_location AS (slot int, generation bigint, state text, queue text, priority smallint,
+                shard int, lane_seq bigint, kind text, args jsonb, attempt int, max_attempts int, timeout_ms bigint,
+                error text, claimed boolean)""";
+
+    /**
+     * The one place that finds a job in the queue ring (status, cancel and move use it). Slots are tried
+     * newest-first from the current one, naming each child (never a ring-parent scan); a slot is reused only once
+     * pruned empty, so this order is generation order even after the ring wrapped. In a slot, a done row wins (the
+     * job is finished); else the job's newest ready row that no tombstone marks: a move or cancel tombstones the
+     * row it leaves, so a moved job's source row is never taken for it. Among several untombstoned rows (an
+     * attempt released or retried at once into the same slot, perhaps after a move into another lane, so lane_seq
+     * cannot order them) the unclaimed one wins, then the newest. Empty when the ring holds no row of the job.
+     */
+    private static final String LOCATE_JOB = """
+            CREATE FUNCTION {s}.locate_job(p_job_id bigint) RETURNS SETOF {s}.job_location
+            LANGUAGE plpgsql STABLE SET search_path = {s}, pg_temp AS $fn$
+            DECLARE
+                v_cur record;
+                v_k int;
+            BEGIN
+                SELECT r.slot, s.slot_count INTO v_cur FROM queue_ring_state s
+                CROSS JOIN (SELECT slot FROM queue_ring_rotations ORDER BY generation DESC LIMIT 1) r;
+                FOR v_i IN 0 .. v_cur.slot_count - 1 LOOP
+                    v_k := (v_cur.slot - v_i + v_cur.slot_count) % v_cur.slot_count;
+                    RETURN QUERY EXECUTE format('SELECT d.ready_slot, d.ready_generation, d.state, d.queue,'
+                        || ' d.priority, NULL::int, NULL::bigint, d.kind, NULL::jsonb, d.attempt,'
+                        || ' coalesce((SELECT max(e.max_attempts) FROM %1$I.%3$I e WHERE e.job_id = $1), d.attempt),'
+                        || ' NULL::bigint, d.error, NULL::boolean FROM %1$I.%2$I d WHERE d.job_id = $1'
+                        || ' ORDER BY d.finalized_at DESC LIMIT 1',
+                        {name}, 'done_entries_' || v_k, 'ready_entries_' || v_k) USING p_job_id;
+                    IF FOUND THEN
+                        RETURN;
+                    END IF;
+                    RETURN QUERY EXECUTE format('SELECT e.ready_slot, e.ready_generation, NULL::text, e.queue,'
+                        || ' e.priority, e.enqueue_shard, e.lane_seq, e.kind, e.args, e.attempt, e.max_attempts,'
+                        || ' e.timeout_ms, NULL::text, EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.ready_slot ='
+                        || ' e.ready_slot AND r.queue = e.queue AND r.priority = e.priority AND r.enqueue_shard ='
+                        || ' e.enqueue_shard AND r.first_lane_seq <= e.lane_seq AND r.next_lane_seq > e.lane_seq)'
+                        || ' AS claimed FROM %1$I.%2$I e WHERE e.job_id = $1 AND NOT EXISTS (SELECT 1 FROM %1$I.%4$I t'
+                        || ' WHERE t.ready_slot = e.ready_slot AND t.queue = e.queue AND t.priority = e.priority'
+                        || ' AND t.enqueue_shard = e.enqueue_shard AND t.lane_seq = e.lane_seq)'
+                        || ' ORDER BY claimed, e.enqueued_at DESC, e.lane_seq DESC LIMIT 1',
+                        {name}, 'ready_entries_' || v_k, 'ready_claim_ranges_' || v_k, 'ready_tombstones_' || v_k)
+                        USING p_job_id;
+                    IF FOUND THEN
+                        RETURN;
+                    END IF;
+                END LOOP;
+            END
+            $fn$""";
+
+    /**
+     * Finds a job's live ready row and locks its lane's claim head {@code FOR UPDATE}: claimers hold the head while
+     * they claim, so with it locked no claim of the row is in flight, and a concurrent claim has either committed
+     * (the row is then {@code claimed}) or not started. The row is located again under the lock; if it changed
+     * meanwhile (moved or cancelled concurrently), the search starts over. Returns the located row (a done row when
+     * the job finished), or nothing when the ring holds no row of the job.
+     */
+    private static final String LOCK_LIVE_JOB = """
+            CREATE FUNCTION {s}.lock_live_job(p_job_id bigint) RETURNS SETOF {s}.job_location
+            LANGUAGE plpgsql SET search_path = {s}, pg_temp AS $fn$
+            DECLARE
+                v job_location;
+                v_again job_location;
+            BEGIN
+                FOR v_try IN 1 .. 10 LOOP
+                    SELECT * INTO v FROM locate_job(p_job_id);
+                    IF NOT FOUND THEN
+                        RETURN;
+                    END IF;
+                    IF v.state IS NOT NULL THEN
+                        RETURN NEXT v;
+                        RETURN;
+                    END IF;
+                    PERFORM 1 FROM queue_claim_heads h
+                    WHERE h.queue = v.queue AND h.priority = v.priority AND h.enqueue_shard = v.shard FOR UPDATE;
+                    -- A new statement, so a new snapshot: it sees what committed while this waited for the head.
+                    SELECT * INTO v_again FROM locate_job(p_job_id);
+                    IF FOUND AND v_again.state IS NULL AND v_again.slot = v.slot AND v_again.queue = v.queue
+                            AND v_again.priority = v.priority AND v_again.shard = v.shard
+                            AND v_again.lane_seq = v.lane_seq THEN
+                        RETURN NEXT v_again;
+                        RETURN;
+                    END IF;
+                END LOOP;
+                RAISE EXCEPTION 'job % kept changing while it was being locked', p_job_id USING ERRCODE = '40001';
+            END
+            $fn$""";
+
+    /**
+     * Cancel: a deferred job is deleted, with a cancelled done row + delta in the current slot. Otherwise the job's
+     * live ready row under its lane's claim head ({@code lock_live_job}): unclaimed, it gets a tombstone, a
+     * cancelled done row and a delta in its slot. Returns 'cancelled', 'not_cancellable' (claimed or finished) or
+     * 'not_found'.
      */
     private static final String CANCEL_JOB = """
             CREATE FUNCTION {s}.cancel_job(p_job_id bigint) RETURNS text
             LANGUAGE plpgsql SET search_path = {s}, pg_temp AS $fn$
             DECLARE
                 v_def record;
-                v_row record;
                 v_cur record;
-                v_n int;
-                v_k int;
-                v_i int;
-                v_covered boolean;
+                v job_location;
             BEGIN
-                SELECT r.slot, r.generation, s.slot_count INTO v_cur FROM queue_ring_state s
-                CROSS JOIN (SELECT slot, generation FROM queue_ring_rotations ORDER BY generation DESC LIMIT 1) r;
                 DELETE FROM deferred_jobs WHERE job_id = p_job_id RETURNING * INTO v_def;
                 IF FOUND THEN
+                    SELECT r.slot, r.generation INTO v_cur FROM queue_ring_rotations r
+                    ORDER BY r.generation DESC LIMIT 1;
                     INSERT INTO done_entries (ready_slot, job_id, run_lease, ready_generation, queue, priority, kind,
                         state, attempt)
                     VALUES (v_cur.slot, v_def.job_id, 0, v_cur.generation, v_def.queue, v_def.priority, v_def.kind,
@@ -463,98 +560,48 @@ final class LifecycleDdl {
                     VALUES (v_cur.slot, v_cur.generation, v_def.queue, v_def.priority, 'cancelled', 1);
                     RETURN 'cancelled';
                 END IF;
-                FOR v_i IN 0 .. v_cur.slot_count - 1 LOOP
-                    v_k := (v_cur.slot - v_i + v_cur.slot_count) % v_cur.slot_count;
-                    EXECUTE format('SELECT * FROM %I.%I WHERE job_id = $1 ORDER BY lane_seq DESC LIMIT 1',
-                        {name}, 'ready_entries_' || v_k) INTO v_row USING p_job_id;
-                    GET DIAGNOSTICS v_n = ROW_COUNT;
-                    EXIT WHEN v_n > 0;
-                END LOOP;
-                IF v_n = 0 THEN
+                SELECT * INTO v FROM lock_live_job(p_job_id);
+                IF NOT FOUND THEN
                     RETURN 'not_found';
                 END IF;
-                -- Claimers hold the head while they claim: with it locked, no claim of this row is in flight.
-                PERFORM 1 FROM queue_claim_heads h WHERE h.queue = v_row.queue AND h.priority = v_row.priority
-                    AND h.enqueue_shard = v_row.enqueue_shard FOR UPDATE;
-                EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I r WHERE r.ready_slot = $1 AND r.queue = $2'
-                    || ' AND r.priority = $3 AND r.enqueue_shard = $4 AND r.first_lane_seq <= $5'
-                    || ' AND r.next_lane_seq > $5) OR EXISTS (SELECT 1 FROM %I.%I t WHERE t.ready_slot = $1'
-                    || ' AND t.queue = $2 AND t.priority = $3 AND t.enqueue_shard = $4 AND t.lane_seq = $5)',
-                    {name}, 'ready_claim_ranges_' || v_k, {name}, 'ready_tombstones_' || v_k)
-                INTO v_covered USING v_k, v_row.queue, v_row.priority, v_row.enqueue_shard, v_row.lane_seq;
-                IF v_covered THEN
+                IF v.state IS NOT NULL OR v.claimed THEN
                     RETURN 'not_cancellable';
                 END IF;
                 INSERT INTO ready_tombstones (ready_slot, queue, priority, enqueue_shard, lane_seq, job_id)
-                VALUES (v_k, v_row.queue, v_row.priority, v_row.enqueue_shard, v_row.lane_seq, v_row.job_id);
+                VALUES (v.slot, v.queue, v.priority, v.shard, v.lane_seq, p_job_id);
                 INSERT INTO done_entries (ready_slot, job_id, run_lease, ready_generation, queue, priority, kind,
                     state, attempt)
-                VALUES (v_k, v_row.job_id, 0, v_row.ready_generation, v_row.queue, v_row.priority, v_row.kind,
-                    'cancelled', v_row.attempt);
+                VALUES (v.slot, p_job_id, 0, v.generation, v.queue, v.priority, v.kind, 'cancelled', v.attempt);
                 INSERT INTO queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority, state, delta)
-                VALUES (v_k, v_row.ready_generation, v_row.queue, v_row.priority, 'cancelled', 1);
+                VALUES (v.slot, v.generation, v.queue, v.priority, 'cancelled', 1);
                 RETURN 'cancelled';
             END
             $fn$""";
 
     /**
-     * Point read of a job's state: deferred_jobs first, then the queue children newest-first by name (done row,
-     * then the newest ready row: covered by a claim range → running, else available). One snapshot (STABLE).
+     * Point read of a job's state: deferred_jobs first, then the queue ring ({@code locate_job}: a done row → its
+     * terminal state; the live ready row → running when claimed, else available), then the dead-letter table (a
+     * terminal failure outlives the ring window there). One snapshot (STABLE).
      */
     private static final String JOB_STATUS = """
             CREATE FUNCTION {s}.job_status(p_job_id bigint)
             RETURNS TABLE (o_state text, o_queue text, o_kind text, o_priority smallint, o_attempt int,
                 o_max_attempts int, o_run_at timestamptz, o_error text)
             LANGUAGE plpgsql STABLE SET search_path = {s}, pg_temp AS $fn$
-            DECLARE
-                v_cur record;
-                v_row record;
-                v_done record;
-                v_max int;
-                v_n int;
-                v_k int;
-                v_i int;
-                v_covered boolean;
             BEGIN
                 RETURN QUERY SELECT 'scheduled'::text, d.queue, d.kind, d.priority, d.attempt, d.max_attempts,
                     d.run_at, d.last_error FROM deferred_jobs d WHERE d.job_id = p_job_id;
                 IF FOUND THEN
                     RETURN;
                 END IF;
-                SELECT r.slot, s.slot_count INTO v_cur FROM queue_ring_state s
-                CROSS JOIN (SELECT slot FROM queue_ring_rotations ORDER BY generation DESC LIMIT 1) r;
-                FOR v_i IN 0 .. v_cur.slot_count - 1 LOOP
-                    v_k := (v_cur.slot - v_i + v_cur.slot_count) % v_cur.slot_count;
-                    EXECUTE format('SELECT d.state, d.queue, d.kind, d.priority, d.attempt, d.error FROM %I.%I d'
-                        || ' WHERE d.job_id = $1 ORDER BY d.finalized_at DESC LIMIT 1',
-                        {name}, 'done_entries_' || v_k) INTO v_done USING p_job_id;
-                    GET DIAGNOSTICS v_n = ROW_COUNT;
-                    IF v_n > 0 THEN
-                        EXECUTE format('SELECT max(max_attempts) FROM %I.%I WHERE job_id = $1',
-                            {name}, 'ready_entries_' || v_k) INTO v_max USING p_job_id;
-                        o_state := v_done.state; o_queue := v_done.queue; o_kind := v_done.kind;
-                        o_priority := v_done.priority; o_attempt := v_done.attempt;
-                        o_max_attempts := coalesce(v_max, v_done.attempt); o_run_at := NULL;
-                        o_error := v_done.error;
-                        RETURN NEXT;
-                        RETURN;
-                    END IF;
-                    EXECUTE format('SELECT * FROM %I.%I WHERE job_id = $1 ORDER BY lane_seq DESC LIMIT 1',
-                        {name}, 'ready_entries_' || v_k) INTO v_row USING p_job_id;
-                    GET DIAGNOSTICS v_n = ROW_COUNT;
-                    IF v_n > 0 THEN
-                        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I r WHERE r.ready_slot = $1 AND r.queue = $2'
-                            || ' AND r.priority = $3 AND r.enqueue_shard = $4 AND r.first_lane_seq <= $5'
-                            || ' AND r.next_lane_seq > $5)', {name}, 'ready_claim_ranges_' || v_k)
-                        INTO v_covered USING v_k, v_row.queue, v_row.priority, v_row.enqueue_shard, v_row.lane_seq;
-                        o_state := CASE WHEN v_covered THEN 'running' ELSE 'available' END;
-                        o_queue := v_row.queue; o_kind := v_row.kind; o_priority := v_row.priority;
-                        o_attempt := v_row.attempt; o_max_attempts := v_row.max_attempts; o_run_at := NULL;
-                        o_error := NULL;
-                        RETURN NEXT;
-                        RETURN;
-                    END IF;
-                END LOOP;
+                RETURN QUERY SELECT coalesce(l.state, CASE WHEN l.claimed THEN 'running' ELSE 'available' END),
+                    l.queue, l.kind, l.priority, l.attempt, l.max_attempts, NULL::timestamptz, l.error
+                FROM locate_job(p_job_id) l;
+                IF FOUND THEN
+                    RETURN;
+                END IF;
+                RETURN QUERY SELECT 'failed'::text, f.queue, f.kind, f.priority, f.attempts, f.max_attempts,
+                    NULL::timestamptz, f.last_error FROM dead_letter_jobs f WHERE f.job_id = p_job_id;
             END
             $fn$""";
 }

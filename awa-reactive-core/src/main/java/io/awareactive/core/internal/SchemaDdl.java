@@ -138,13 +138,21 @@ public final class SchemaDdl {
         ddl.add("CREATE TABLE " + schema.table("queue_terminal_rollups") + " (queue text NOT NULL,"
                 + " priority smallint NOT NULL, state text NOT NULL, count bigint NOT NULL,"
                 + " PRIMARY KEY (queue, priority, state))");
+        // Terminal failures outlive the ring window here. The lane's shard, max attempts and timeout let a retry
+        // re-enqueue the job faithfully into a lane that still exists (lanes are never dropped).
         ddl.add("CREATE TABLE " + schema.table("dead_letter_jobs") + " (job_id bigint PRIMARY KEY,"
-                + " queue text NOT NULL, priority smallint NOT NULL, kind text NOT NULL, args jsonb NOT NULL,"
-                + " attempts int NOT NULL, last_error text, failed_at timestamptz NOT NULL DEFAULT now())");
+                + " queue text NOT NULL, priority smallint NOT NULL, enqueue_shard int NOT NULL, kind text NOT NULL,"
+                + " args jsonb NOT NULL, attempts int NOT NULL, max_attempts int NOT NULL, timeout_ms bigint,"
+                + " last_error text, failed_at timestamptz NOT NULL DEFAULT now())");
+        // Keyset pages per queue, newest first: (failed_at, job_id) is the page key.
         ddl.add("CREATE INDEX dead_letter_jobs_queue_failed_at_idx ON " + schema.table("dead_letter_jobs")
-                + " (queue, failed_at)");
+                + " (queue, failed_at, job_id)");
+        // The retention purge takes the oldest rows of every queue.
+        ddl.add("CREATE INDEX dead_letter_jobs_failed_at_idx ON " + schema.table("dead_letter_jobs")
+                + " (failed_at)");
         ddl.add(createLaneFunction(schema));
         ddl.addAll(LifecycleDdl.create(schema));
+        ddl.addAll(JobAdminDdl.create(schema));
         return ddl;
     }
 

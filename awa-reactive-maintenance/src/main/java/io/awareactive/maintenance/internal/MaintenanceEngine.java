@@ -281,6 +281,7 @@ public final class MaintenanceEngine {
             case ROLLUP -> config.rollupInterval();
             case PROMOTE -> config.promoteInterval();
             case RESCUE -> config.rescueInterval();
+            case DLQ_PURGE -> config.dlqPurgeInterval();
             default -> throw new IllegalStateException("no period for " + task);
         };
     }
@@ -297,6 +298,8 @@ public final class MaintenanceEngine {
                         case ROLLUP -> rollupTick();
                         case PROMOTE -> step(Step.PROMOTE, () -> port.promote(config.promoteBatchSize())).then();
                         case RESCUE -> step(Step.RESCUE, () -> port.rescue(config.rescueBatchSize())).then();
+                        case DLQ_PURGE -> step(Step.DLQ_PURGE,
+                                () -> port.purgeFailedJobs(config.dlqPurgeBatchSize())).then();
                         default -> Mono.<Void>empty();
                     };
                 })

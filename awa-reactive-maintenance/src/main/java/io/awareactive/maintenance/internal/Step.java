@@ -14,6 +14,8 @@ public enum Step {
     PROMOTE("promote"),
     /** A rescue batch. */
     RESCUE("rescue"),
+    /** A dead-letter purge (its batches). */
+    DLQ_PURGE("dlq_purge"),
     /** The rollup as a whole (its candidate read), not a slot transaction. */
     ROLLUP("rollup"),
     /** Folding rollup deltas into the rollups. */

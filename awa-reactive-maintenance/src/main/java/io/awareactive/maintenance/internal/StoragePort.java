@@ -17,9 +17,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The real {@link TaskPort}: core's {@link QueueStorage} for rotation, prune, rollup and the job-lifecycle
- * maintenance, plus the engine's own leader lock, diagnostics and blocker queries. Ring work runs on the storage's
- * (pooled) connections, never on the leader connection, so a failed prune never costs leadership.
+ * The real {@link TaskPort}: core's {@link QueueStorage} for rotation, prune, rollup, the job-lifecycle
+ * maintenance and the dead-letter purge, plus the engine's own leader lock, diagnostics and blocker queries. Ring
+ * work runs on the storage's (pooled) connections, never on the leader connection, so a failed prune never costs
+ * leadership.
  */
 public final class StoragePort implements TaskPort {
 
@@ -99,6 +100,11 @@ public final class StoragePort implements TaskPort {
     @Override
     public Mono<Integer> rescue(int maxJobs) {
         return storage.rescue(maxJobs);
+    }
+
+    @Override
+    public Mono<Long> purgeFailedJobs(int batchSize) {
+        return storage.purgeFailedJobs(batchSize);
     }
 
     @Override

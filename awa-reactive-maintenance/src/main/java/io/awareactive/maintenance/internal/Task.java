@@ -16,7 +16,9 @@ public enum Task {
     /** Deferred-job promotion. */
     PROMOTE("promote", null),
     /** Rescue of stale attempts. */
-    RESCUE("rescue", null);
+    RESCUE("rescue", null),
+    /** Deletion of dead-letter rows past their retention. */
+    DLQ_PURGE("dlq_purge", null);
 
     private final String label;
     private final @Nullable Ring ring;

@@ -114,6 +114,14 @@ public interface TaskPort {
     Mono<Integer> rescue(int maxJobs);
 
     /**
+     * Deletes dead-letter rows past their retention, in transactions of at most {@code batchSize} rows.
+     *
+     * @param batchSize rows per transaction
+     * @return how many were deleted
+     */
+    Mono<Long> purgeFailedJobs(int batchSize);
+
+    /**
      * The sessions holding locks that conflict with a prune of the slot.
      *
      * @param ring the ring

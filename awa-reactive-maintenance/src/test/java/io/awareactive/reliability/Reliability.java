@@ -1,0 +1,72 @@
+package io.awareactive.reliability;
+
+import io.awareactive.core.QueueStorage;
+import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.maintenance.PruneEvent;
+import io.awareactive.maintenance.RingMaintenance;
+import io.awareactive.maintenance.RingMaintenanceConfig;
+import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Duration;
+import java.util.List;
+
+/** Shared fixtures of the reliability tests: rings 4/2/2 in the test's own schema, short engine intervals. */
+final class Reliability {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    private Reliability() {
+    }
+
+    static QueueStorageConfig.Builder storage(ConnectionFactory factory, String schema) {
+        return QueueStorageConfig.builder()
+                .connectionFactory(factory)
+                .schema(schema)
+                .queueSlotCount(4)
+                .leaseSlotCount(2)
+                .claimSlotCount(2);
+    }
+
+    /** Installs rings 4/2/2 in a new schema of {@code db} and returns its storage configuration. */
+    static QueueStorageConfig installed(TestDatabase db, ConnectionFactory factory) {
+        QueueStorageConfig config = storage(factory, db.newSchemaName()).build();
+        QueueStorage.create(config).install().block(WAIT);
+        return config;
+    }
+
+    /** Every task hourly (tests shorten what they drive), short election and check intervals, 20 s task timeout. */
+    static RingMaintenanceConfig.Builder engine(QueueStorageConfig storage) {
+        return RingMaintenanceConfig.builder()
+                .queueStorage(storage)
+                .queueRotateInterval(Duration.ofHours(1))
+                .leaseRotateInterval(Duration.ofHours(1))
+                .claimRotateInterval(Duration.ofHours(1))
+                .rollupInterval(Duration.ofHours(1))
+                .promoteInterval(Duration.ofHours(1))
+                .rescueInterval(Duration.ofHours(1))
+                .leaderElectionInterval(Duration.ofMillis(500))
+                .leaderCheckInterval(Duration.ofMillis(300))
+                .taskTimeout(Duration.ofSeconds(20));
+    }
+
+    /** Quoted {@code schema.table}. */
+    static String t(QueueStorageConfig storage, String table) {
+        return "\"" + storage.schema() + "\"." + table;
+    }
+
+    static long filenode(TestDatabase db, QueueStorageConfig storage, String table) {
+        return db.queryLong("SELECT pg_relation_filenode('" + t(storage, table) + "'::regclass)");
+    }
+
+    static long rows(TestDatabase db, QueueStorageConfig storage, String table) {
+        return db.queryLong("SELECT count(*) FROM " + t(storage, table));
+    }
+
+    static long count(List<PruneEvent> events, String label) {
+        return events.stream().filter(e -> e.outcome().label().equals(label)).count();
+    }
+
+    static void stopQuietly(RingMaintenance engine) {
+        engine.stop(Duration.ofSeconds(5)).onErrorResume(e -> reactor.core.publisher.Mono.empty()).block(WAIT);
+    }
+}
