@@ -138,6 +138,26 @@ final class PruneGatesIntegrationTests {
     }
 
     @Test
+    void shouldJudgeEachLaneOfTheSlotByItsOwnCursor() {
+        // Lane (q, 1) runs three positions ahead of lane (q, 4), whose only job is still unclaimed.
+        for (int priority : new int[] {1, 1, 1, 4}) {
+            storage.enqueue(JobRequest.builder("q", "k").priority(priority).build()).block(WAIT);
+        }
+        List<Job> urgent = storage.claim("q", 3, "w").collectList().block(WAIT);
+        assertThat(urgent).extracting(Job::priority).containsOnly(1);
+        urgent.forEach(job -> storage.complete(job).block(WAIT));
+        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(Rotated.class);
+
+        assertThat(prune(Ring.QUEUE)).isEqualTo(new SkippedActive(0, SkipReason.QUEUE_PENDING_READY));
+
+        Job last = storage.claim("q", 1, "w").single().block(WAIT);
+        assertThat(last.priority()).isEqualTo(4);
+        storage.complete(last).block(WAIT);
+        assertThat(prune(Ring.QUEUE)).isInstanceOf(Pruned.class);
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(4);
+    }
+
+    @Test
     void shouldSeeAReceiptCommittedWhileThePruneWaitedForItsLock() throws Exception {
         targetSlotZero();
         CompletableFuture<PruneOutcome> prune;

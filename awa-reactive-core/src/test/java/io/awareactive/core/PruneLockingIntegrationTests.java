@@ -298,8 +298,8 @@ final class PruneLockingIntegrationTests {
                 .singleElement()
                 .satisfies(e -> assertThat(e.getFormattedMessage())
                         .contains("prune of the queue ring, slot 0,")
-                        .contains("statement_timeout (SQLSTATE 57014)")
-                        .contains("lock_timeout (2000 ms)"));
+                        .contains("(SQLSTATE 57014) by statement_timeout")
+                        .contains("prune lock timeout (2000 ms)"));
     }
 
     @Test

@@ -1,11 +1,16 @@
 package io.awareactive.reliability;
 
+import static org.awaitility.Awaitility.await;
+
 import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.maintenance.PruneEvent;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** The drain criterion of issue 8: after load stops, every ring reports already_pruned and no sealed slot holds rows. */
 final class Drain {
@@ -21,10 +26,35 @@ final class Drain {
         return LONGEST_BACKOFF_TICKS + 3 * storage.slotCount(ring);
     }
 
-    /** True when the ring's latest event since {@code from} is already_pruned and its sealed_slots gauge is 0. */
+    /**
+     * Waits until every ring is {@link #drained}; on timeout fails with each ring's latest events, its sealed_slots
+     * gauge and its rotation outcomes, so a CI failure says which ring stayed pinned and why.
+     */
+    static void awaitDrained(List<PruneEvent> events, int from, MeterRegistry registry, Duration atMost) {
+        try {
+            await().atMost(atMost).until(() -> drained(events, from, Ring.QUEUE, registry)
+                    && drained(events, from, Ring.LEASE, registry) && drained(events, from, Ring.CLAIM, registry));
+        } catch (ConditionTimeoutException timeout) {
+            StringBuilder state = new StringBuilder("rings not drained within " + atMost + ":");
+            for (Ring ring : Ring.values()) {
+                List<PruneEvent> since = ringEvents(events, from, ring);
+                state.append("\n  ").append(ring.label()).append(": sealed_slots ")
+                        .append(registry.get("awa.ring.sealed_slots").tag("awa.ring", ring.label()).gauge().value())
+                        .append(", rotations ").append(registry.find("awa.maintenance.rotate.attempts")
+                                .tag("awa.ring", ring.label()).counters().stream()
+                                .map(c -> c.getId().getTag("awa.ring.outcome") + "/"
+                                        + c.getId().getTag("awa.ring.blocker") + "=" + (long) c.count())
+                                .collect(Collectors.joining(", ", "[", "]")))
+                        .append(", last events ")
+                        .append(since.subList(Math.max(0, since.size() - 6), since.size()));
+            }
+            throw new AssertionError(state.toString(), timeout);
+        }
+    }
+
+    /** True when the ring reported already_pruned since {@code from} and its sealed_slots gauge is 0. */
     static boolean drained(List<PruneEvent> events, int from, Ring ring, MeterRegistry registry) {
-        List<PruneEvent> since = ringEvents(events, from, ring);
-        return !since.isEmpty() && since.get(since.size() - 1).outcome() instanceof PruneOutcome.AlreadyPruned
+        return ticksUntilAlreadyPruned(events, from, ring) != Integer.MAX_VALUE
                 && registry.get("awa.ring.sealed_slots").tag("awa.ring", ring.label()).gauge().value() == 0;
     }
 

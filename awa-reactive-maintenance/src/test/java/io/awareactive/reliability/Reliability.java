@@ -2,10 +2,13 @@ package io.awareactive.reliability;
 
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.testkit.TestDatabase;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.List;
@@ -64,6 +67,12 @@ final class Reliability {
 
     static long count(List<PruneEvent> events, String label) {
         return events.stream().filter(e -> e.outcome().label().equals(label)).count();
+    }
+
+    /** How many times the engine rotated {@code ring}, from its {@code awa.maintenance.rotate.attempts} counter. */
+    static double rotations(MeterRegistry registry, Ring ring) {
+        return registry.find("awa.maintenance.rotate.attempts").tag("awa.ring", ring.label())
+                .tag("awa.ring.outcome", "rotated").counters().stream().mapToDouble(Counter::count).sum();
     }
 
     static void stopQuietly(RingMaintenance engine) {

@@ -173,9 +173,7 @@ final class SoakIntegrationTests {
             assertThat(queue.claim("soak", 100, "probe").collectList().block(WAIT)).isEmpty();
             // The drain clock starts once no work is left: until then live leases and receipts rightly pin slots.
             int loadStopped = events.size();
-            await().atMost(Duration.ofSeconds(60)).until(() -> Drain.drained(events, loadStopped, Ring.QUEUE, registry)
-                    && Drain.drained(events, loadStopped, Ring.LEASE, registry)
-                    && Drain.drained(events, loadStopped, Ring.CLAIM, registry));
+            Drain.awaitDrained(events, loadStopped, registry, Duration.ofSeconds(60));
 
             QueueCounts counts = queue.counts("soak").block(WAIT);
             long totalRuns = runs.values().stream().mapToLong(List::size).sum();

@@ -69,9 +69,10 @@ public final class MaintenanceFailures {
         String what = operation + " of the " + ring + " ring, " + (slot == null ? "before its target slot was known"
                 : "slot " + slot) + ",";
         if (SqlStates.QUERY_CANCELED.equals(sqlState)) {
-            return what + " was cancelled by statement_timeout (SQLSTATE 57014) before lock_timeout ("
-                    + lockTimeoutMillis + " ms) fired; raise statement_timeout for the maintenance role above the"
-                    + " prune lock timeout, or set it to 0";
+            // The statement may have been a lock wait, a live-work gate or the truncate: say what is known.
+            return what + " was cancelled (SQLSTATE 57014) by statement_timeout or a cancel request; raise"
+                    + " statement_timeout for the maintenance role well above the prune lock timeout ("
+                    + lockTimeoutMillis + " ms) and the time a prune's statements take, or set it to 0";
         }
         if (SqlStates.DEADLOCK_DETECTED.equals(sqlState)) {
             return what + " was cancelled as a deadlock victim (SQLSTATE 40P01): the prune lock timeout ("

@@ -203,14 +203,21 @@ public final class Pruner {
      * G2: a ready row at or beyond its lane's effective cursor, the larger of the claim sequence's last value + 1 and
      * the end of the lane's highest committed range in this slot, so a lagging cursor cannot pin the slot. A row
      * whose lane is missing counts as pending (cursor 1): never truncate what cannot be proven claimed.
+     *
+     * <p>Some row of a lane reaches the cursor exactly when the lane's highest row does, so both sides are reduced to
+     * one value per lane first: one pass over the slot's rows and one over its ranges, never a per-row search of the
+     * ranges (which made the gate quadratic in the slot's size).
      */
     private String pendingReady(int k) {
-        String ranges = schema.child("ready_claim_ranges", k);
-        return "EXISTS (SELECT 1 FROM " + schema.child("ready_entries", k) + " e LEFT JOIN " + schema.table("queue_lanes")
-                + " l ON l.queue = e.queue AND l.priority = e.priority AND l.enqueue_shard = e.enqueue_shard"
-                + " WHERE e.lane_seq >= GREATEST(COALESCE(pg_sequence_last_value(l.claim_seq), 0) + 1,"
-                + " (SELECT max(r.next_lane_seq) FROM " + ranges + " r WHERE r.queue = e.queue"
-                + " AND r.priority = e.priority AND r.enqueue_shard = e.enqueue_shard)))";
+        String lane = "queue, priority, enqueue_shard";
+        return "EXISTS (SELECT 1 FROM (SELECT " + lane + ", max(lane_seq) AS last_seq FROM "
+                + schema.child("ready_entries", k) + " GROUP BY " + lane + ") e"
+                + " LEFT JOIN " + schema.table("queue_lanes") + " l"
+                + " ON l.queue = e.queue AND l.priority = e.priority AND l.enqueue_shard = e.enqueue_shard"
+                + " LEFT JOIN (SELECT " + lane + ", max(next_lane_seq) AS range_end FROM "
+                + schema.child("ready_claim_ranges", k) + " GROUP BY " + lane + ") r"
+                + " ON r.queue = e.queue AND r.priority = e.priority AND r.enqueue_shard = e.enqueue_shard"
+                + " WHERE e.last_seq >= GREATEST(COALESCE(pg_sequence_last_value(l.claim_seq), 0) + 1, r.range_end))";
     }
 
     private Mono<Void> lockChildren(Connection c, Ring ring, int k, Attempt attempt) {

@@ -70,9 +70,9 @@ final class MaintenanceFailuresUnitTests {
         R2dbcNonTransientResourceException canceled =
                 new R2dbcNonTransientResourceException("canceling statement due to statement timeout", "57014");
         assertThat(MaintenanceFailures.message("prune", "queue", 3, "57014", canceled, 10))
-                .isEqualTo("prune of the queue ring, slot 3, was cancelled by statement_timeout (SQLSTATE 57014)"
-                        + " before lock_timeout (10 ms) fired; raise statement_timeout for the maintenance role above"
-                        + " the prune lock timeout, or set it to 0");
+                .isEqualTo("prune of the queue ring, slot 3, was cancelled (SQLSTATE 57014) by statement_timeout or"
+                        + " a cancel request; raise statement_timeout for the maintenance role well above the prune"
+                        + " lock timeout (10 ms) and the time a prune's statements take, or set it to 0");
         assertThat(MaintenanceFailures.message("prune", "lease", 1, "40P01", canceled, 2000))
                 .startsWith("prune of the lease ring, slot 1, was cancelled as a deadlock victim (SQLSTATE 40P01)")
                 .contains("deadlock_timeout")
