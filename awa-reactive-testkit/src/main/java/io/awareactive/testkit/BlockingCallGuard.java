@@ -13,7 +13,8 @@ import reactor.blockhound.BlockingOperationError;
  *
  * <p>Logging frames are allow-listed: console and file appenders write with blocking I/O, which is a property of the
  * logging setup, not of the code under test. Needs {@code io.projectreactor.tools:blockhound} on the test class path
- * and, on Java 13+, the JVM flag {@code -XX:+AllowRedefinitionToAddDeleteMethods}.
+ * and, on Java 13+, the JVM flag {@code -XX:+AllowRedefinitionToAddDeleteMethods}. Install it before any Reactor thread
+ * exists: register {@link BlockingCallGuardListener} for the module's test runs.
  */
 public final class BlockingCallGuard {
 
