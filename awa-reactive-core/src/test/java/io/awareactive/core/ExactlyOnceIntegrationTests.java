@@ -20,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -54,11 +53,6 @@ final class ExactlyOnceIntegrationTests {
 
     ExactlyOnceIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void installBlockHound() {
-        BlockingCallGuard.install();
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
@@ -33,11 +32,6 @@ final class LifecycleIntegrationTests {
 
     LifecycleIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void installBlockHound() {
-        BlockingCallGuard.install();
     }
 
     @BeforeEach

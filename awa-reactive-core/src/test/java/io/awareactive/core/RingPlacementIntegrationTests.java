@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -30,11 +29,6 @@ final class RingPlacementIntegrationTests {
 
     RingPlacementIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void installBlockHound() {
-        BlockingCallGuard.install();
     }
 
     @BeforeEach

@@ -83,6 +83,26 @@ final class RotationIntegrationTests {
     }
 
     @Test
+    void shouldRotateAwayFromDeletedLeasesOnlyIntoAReclaimedSlot() {
+        // A job that started and ended between two ticks: its lease was inserted and deleted, leaving a dead row.
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
+        assertThat(db.queryLong("SELECT count(*) FROM " + t("leases"))).isZero();
+
+        // Slot 1 was never written: the ring moves on so that prune can truncate slot 0.
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(1, 1));
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
+
+        // Dead rows in both slots: no rotation until prune has reclaimed the next one.
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
+        assertThat(storage.prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(0, 2));
+        assertThat(ledgerRows(Ring.LEASE)).isEqualTo(3);
+    }
+
+    @Test
     void shouldNameEveryNonEmptyFamilyOfTheNextSlot() {
         doneRow(1, 7);
         db.execute("INSERT INTO " + t("ready_tombstones") + " (ready_slot, queue, priority, enqueue_shard, lane_seq,"

@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
@@ -42,11 +41,6 @@ final class WorkerIntegrationTests {
 
     WorkerIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void installBlockHound() {
-        BlockingCallGuard.install();
     }
 
     @BeforeEach

@@ -12,7 +12,6 @@ import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Design §9 and §12 scenario 23: startup diagnostics, each case in its own database or role, T = 10 ms. */
@@ -23,11 +22,6 @@ final class DiagnosticsIntegrationTests {
 
     DiagnosticsIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void guard() {
-        BlockingCallGuard.install();
     }
 
     @AfterAll

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Design §7.1 and §12 scenario 20: one leader per schema, failover, no pooled connection held. */
@@ -31,11 +30,6 @@ final class LeaderElectionIntegrationTests {
 
     LeaderElectionIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void guard() {
-        BlockingCallGuard.install();
     }
 
     @AfterAll

@@ -36,7 +36,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,11 +54,6 @@ final class RingMaintenanceIntegrationTests {
 
     RingMaintenanceIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void guard() {
-        BlockingCallGuard.install();
     }
 
     @AfterAll

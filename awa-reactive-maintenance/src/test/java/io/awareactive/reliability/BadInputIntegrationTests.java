@@ -53,13 +53,6 @@ final class BadInputIntegrationTests {
         this.db = db;
     }
 
-    // BlockHound must be in place before any Reactor thread exists in this JVM (it cannot instrument threads that
-    // started earlier), so every class of the package installs it, whichever runs first.
-    @org.junit.jupiter.api.BeforeAll
-    static void guard() {
-        io.awareactive.testkit.BlockingCallGuard.install();
-    }
-
     @org.junit.jupiter.api.AfterAll
     static void nothingBlocked() {
         io.awareactive.testkit.BlockingCallGuard.assertNoViolations();

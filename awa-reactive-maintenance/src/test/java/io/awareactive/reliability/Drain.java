@@ -8,6 +8,7 @@ import io.awareactive.core.Ring;
 import io.awareactive.maintenance.PruneEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
@@ -32,8 +33,8 @@ final class Drain {
      */
     static void awaitDrained(List<PruneEvent> events, int from, MeterRegistry registry, Duration atMost) {
         try {
-            await().atMost(atMost).until(() -> drained(events, from, Ring.QUEUE, registry)
-                    && drained(events, from, Ring.LEASE, registry) && drained(events, from, Ring.CLAIM, registry));
+            await().atMost(atMost)
+                    .until(() -> Arrays.stream(Ring.values()).allMatch(ring -> drained(events, from, ring, registry)));
         } catch (ConditionTimeoutException timeout) {
             StringBuilder state = new StringBuilder("rings not drained within " + atMost + ":");
             for (Ring ring : Ring.values()) {

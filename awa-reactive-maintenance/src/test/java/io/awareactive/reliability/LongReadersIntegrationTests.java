@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -50,11 +49,6 @@ final class LongReadersIntegrationTests {
 
     LongReadersIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void guard() {
-        BlockingCallGuard.install();
     }
 
     @AfterAll

@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -46,11 +45,6 @@ final class PoolExhaustionIntegrationTests {
 
     PoolExhaustionIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @BeforeAll
-    static void guard() {
-        BlockingCallGuard.install();
     }
 
     @AfterAll

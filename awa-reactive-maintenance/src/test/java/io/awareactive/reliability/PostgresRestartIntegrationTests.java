@@ -54,7 +54,6 @@ final class PostgresRestartIntegrationTests {
 
     @BeforeAll
     static void startServer() {
-        io.awareactive.testkit.BlockingCallGuard.install(); // before any Reactor thread of this JVM exists
         server = PostgresProviders.embedded(EmbeddedOptions.builder().durable(true).build());
         db = TestDatabase.of(server, "PostgresRestartIntegrationTests");
     }

@@ -63,7 +63,7 @@ public final class Rotator {
             }
             RingCursor cursor = state.cursor();
             return probeInflightWriters(c, ring, next)
-                    .then(ringIsIdle(c, ring))
+                    .then(ringIsIdle(c, ring, cursor.slot(), next))
                     .flatMap(idle -> idle
                             ? Mono.just(new RotateOutcome.SkippedIdle(cursor.slot(), cursor.generation()))
                             : advance(c, ring, cursor.generation() + 1, next));
@@ -105,12 +105,26 @@ public final class Rotator {
                         error -> new EarlyExit(busy(next, RotationBlocker.INFLIGHT_WRITES), error));
     }
 
-    /** Idle gate: every parent of the ring is empty, so prune has reclaimed every slot holding rows. */
-    private Mono<Boolean> ringIsIdle(Connection c, Ring ring) {
-        String sql = Schema.families(ring).stream()
+    /**
+     * Idle gate: every parent of the ring is empty, so prune has reclaimed every slot holding rows, and the current
+     * slot holds no dead rows that a rotation into an already reclaimed next slot would let prune truncate. Without
+     * the second part a lease ring whose jobs all end between two ticks (each lease deleted before the tick looks)
+     * would never rotate, and its one slot would keep every deleted lease for vacuum to clean.
+     */
+    private Mono<Boolean> ringIsIdle(Connection c, Ring ring, int current, int next) {
+        String empty = Schema.families(ring).stream()
                 .map(family -> "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")")
-                .collect(Collectors.joining(" AND ", "SELECT ", ""));
+                .collect(Collectors.joining(" AND "));
+        String sql = "SELECT " + empty + " AND NOT (" + storageBytes(ring, current) + " > 0 AND "
+                + storageBytes(ring, next) + " = 0)";
         return Db.queryOne(c, sql, row -> Db.get(row, 0, Boolean.class));
+    }
+
+    /** The bytes of a slot's family children (a truncated or never written child has none). */
+    private String storageBytes(Ring ring, int slot) {
+        return Schema.families(ring).stream()
+                .map(family -> "pg_relation_size('" + schema.child(family, slot).replace("'", "''") + "')")
+                .collect(Collectors.joining(" + ", "(", ")"));
     }
 
     /** Compare-and-swap on the ledger's generation key: a concurrent writer bypassing the serializer loses. */
