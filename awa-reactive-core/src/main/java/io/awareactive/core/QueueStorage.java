@@ -9,6 +9,7 @@ import io.awareactive.core.internal.Pruner;
 import io.awareactive.core.internal.Rotator;
 import io.awareactive.core.internal.Schema;
 import io.awareactive.core.internal.SchemaInstaller;
+import io.awareactive.core.internal.SchemaSteps;
 import io.awareactive.core.internal.TerminalRollup;
 import io.awareactive.core.internal.Validation;
 import io.awareactive.core.internal.WorkerLoop;
@@ -45,6 +46,7 @@ public final class QueueStorage {
     private final QueueStorageConfig config;
     private final Schema schema;
     private final SchemaInstaller installer;
+    private final List<MigrationScript> migrationScripts;
     private final Rotator rotator;
     private final Pruner pruner;
     private final TerminalRollup rollup;
@@ -60,6 +62,7 @@ public final class QueueStorage {
             slotCounts.put(ring, config.slotCount(ring));
         }
         this.installer = new SchemaInstaller(config.connectionFactory(), schema, slotCounts);
+        this.migrationScripts = SchemaSteps.render(schema, slotCounts);
         long lockTimeoutMillis = config.effectivePruneLockTimeout().toMillis();
         this.rotator = new Rotator(config.connectionFactory(), schema, lockTimeoutMillis);
         this.pruner = new Pruner(config.connectionFactory(), schema, lockTimeoutMillis);
@@ -93,15 +96,33 @@ public final class QueueStorage {
     }
 
     /**
-     * Installs the schema: idempotent, versioned and serialised across concurrent installers (two installing at
-     * once end with one correct schema and no error). An installed schema is only verified.
+     * Installs the schema at this library's latest version, or upgrades an older one in place: the missing version
+     * steps ({@link #migrationScripts()}) run in order, each in its own transaction, and each records itself in
+     * {@code awa_reactive_schema_version}. Idempotent (at the latest version it only checks the schema) and
+     * serialised across concurrent installers (two installing at once end with one correct schema and no error).
+     * Stop workers and maintenance of the previous library version before upgrading ({@code docs/operations.md},
+     * Upgrading).
      *
      * @return completion; errors with {@link AwaReactiveException}, changing nothing, when the schema holds tables
-     *     awa-reactive did not create, has another version, or was installed with other slot counts (the message
-     *     names both values)
+     *     awa-reactive did not create, is at a version newer than this library's, records a step whose checksum
+     *     differs from this library's copy (the message names the step), or was installed with other slot counts
+     *     (the message names both values)
      */
     public Mono<Void> install() {
         return installer.install();
+    }
+
+    /**
+     * The schema version steps rendered for this storage's schema and slot counts, for users who apply DDL with
+     * their own migration tool instead of {@link #install()} ({@code docs/schema-migrations.md}). Run them in order,
+     * each in one transaction, as a role that may create the schema; each script records its own row in
+     * {@code awa_reactive_schema_version}, so {@link #verifyInstalled()} and a later {@link #install()} see the
+     * same version as your tool. Does no I/O.
+     *
+     * @return every step from version 1 to the latest, in order
+     */
+    public List<MigrationScript> migrationScripts() {
+        return migrationScripts;
     }
 
     /**
@@ -141,10 +162,11 @@ public final class QueueStorage {
     }
 
     /**
-     * Checks, changing nothing, that the schema is installed at this library's version with the configured slot
-     * counts.
+     * Checks, changing nothing, that the schema is installed at this library's latest version, with unchanged steps
+     * and the configured slot counts: the check for services whose DDL is applied by a migration tool.
      *
-     * @return completion; errors with {@link AwaReactiveException} otherwise
+     * @return completion; errors with {@link AwaReactiveException} otherwise (an older schema: the message says to
+     *     run {@link #install()} or the missing {@link #migrationScripts()})
      */
     public Mono<Void> verifyInstalled() {
         return installer.verify();

@@ -36,7 +36,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * The job lifecycle (design §4): enqueue, claim, heartbeat, attempt ends, cancel, promotion, rescue, status and
- * counts. Each step is one round trip to a server-side function ({@link LifecycleDdl}) or one statement, except
+ * counts. Each step is one round trip to a server-side function (schema step files under {@code io/awareactive/core/schema/}) or one statement, except
  * enqueue, which first makes sure its lanes exist ({@code create_lane}, in its own short transaction, never inside
  * the producer's), and claim, which advances the claim cursor after its commit in a separate short transaction.
  */

@@ -11,9 +11,6 @@ import java.util.List;
  */
 public record Schema(String name) {
 
-    /** The schema version this library installs and understands. */
-    public static final int VERSION = 1;
-
     /**
      * Creates the record after validating the name.
      *

@@ -5,16 +5,24 @@ import io.awareactive.core.Ring;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import reactor.core.publisher.Flux;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * Installs and verifies a schema. Installation is one transaction, serialised across installers by a transaction
- * advisory lock on the schema name, idempotent through {@code awa_reactive_schema_version}, and refuses a schema
- * that holds tables without that version table.
+ * Installs, upgrades and verifies a schema through its version steps ({@link SchemaSteps}).
+ *
+ * <p>{@link #install()} applies the missing steps one by one, each in its own transaction that first takes a
+ * transaction advisory lock on the schema name and reads the applied steps again: a concurrent installer waits, then
+ * finds the step done. Before any step runs, the installed schema is checked (foreign tables, a version newer than
+ * this library, a changed step, other slot counts); a refusal changes nothing. A crash between steps leaves a
+ * consistent schema at an older version, which the next install continues from.
  */
 public final class SchemaInstaller {
 
@@ -36,86 +44,162 @@ public final class SchemaInstaller {
     }
 
     /**
-     * Installs the schema unless it is installed already; either way checks the installed version and slot counts.
+     * Creates the schema at the latest version, or upgrades it in place step by step; at the latest version only
+     * checks it.
      *
-     * @return completion; errors with {@link AwaReactiveException} when the schema holds foreign tables, has a
-     *     newer version or other slot counts (nothing is changed then)
+     * @return completion; errors with {@link AwaReactiveException} when the schema holds foreign tables, is newer
+     *     than this library, records a step whose checksum differs from this library's, or has other slot counts
+     *     (nothing is changed then)
      */
     public Mono<Void> install() {
         return Db.inTransaction(connectionFactory, c -> Db.query(c,
                         "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", row -> 1,
                         "awa-reactive.install:" + schema.name())
-                .then(inspect(c))
-                .flatMap(state -> switch (state) {
-                    case INSTALLED -> verifyVersionAndSlots(c);
-                    case FOREIGN -> Mono.error(foreignTables());
-                    case ABSENT -> Flux.fromIterable(SchemaDdl.create(schema, slotCounts))
-                            .concatMap(ddl -> Db.execute(c, ddl))
-                            .then(Db.update(c, "INSERT INTO " + schema.table("awa_reactive_schema_version")
-                                    + " (version) VALUES ($1)", Schema.VERSION))
-                            .then();
-                }));
+                .then(read(c))
+                .flatMap(installed -> {
+                    check(installed);
+                    if (installed.version() == SchemaSteps.latestVersion()) {
+                        return Mono.just(false);
+                    }
+                    return applyStep(c, SchemaSteps.step(installed.version() + 1)).thenReturn(true);
+                }))
+                .flatMap(applied -> applied ? install() : Mono.<Void>empty());
     }
 
     /**
-     * Checks, without changing anything, that the schema is installed at this library's version with the
-     * configured slot counts.
+     * Checks, without changing anything, that the schema is installed at this library's latest version, with
+     * unchanged steps and the configured slot counts.
      *
      * @return completion; errors with {@link AwaReactiveException} otherwise
      */
     public Mono<Void> verify() {
-        return Db.withConnection(connectionFactory, c -> inspect(c).flatMap(state -> switch (state) {
-            case INSTALLED -> verifyVersionAndSlots(c);
-            case FOREIGN -> Mono.error(foreignTables());
-            case ABSENT -> Mono.error(new AwaReactiveException("schema " + schema.name()
-                    + " is not installed; run QueueStorage.install() first"));
-        }));
+        return Db.withConnection(connectionFactory, c -> read(c).doOnNext(installed -> {
+            if (installed.absent()) {
+                throw new AwaReactiveException("schema " + schema.name()
+                        + " is not installed; run QueueStorage.install() first");
+            }
+            check(installed);
+            if (installed.version() < SchemaSteps.latestVersion()) {
+                throw new AwaReactiveException("schema " + schema.name() + " is at version " + installed.version()
+                        + ", this library needs version " + SchemaSteps.latestVersion()
+                        + "; run QueueStorage.install() to upgrade it in place (docs/operations.md, Upgrading)");
+            }
+        })).then();
     }
 
-    private enum State { ABSENT, FOREIGN, INSTALLED }
+    /**
+     * What the schema holds.
+     *
+     * @param absent no version table and no tables: nothing installed
+     * @param foreign tables but no version table: not an awa-reactive schema
+     * @param applied each recorded version with its checksum (null where release 0.1.0 recorded none)
+     * @param slotCounts the installed slot count of every ring, when installed
+     */
+    private record Installed(boolean absent, boolean foreign, SortedMap<Integer, Optional<String>> applied,
+            Map<Ring, Integer> slotCounts) {
 
-    private Mono<State> inspect(Connection c) {
+        int version() {
+            return applied.isEmpty() ? 0 : applied.lastKey();
+        }
+    }
+
+    private Mono<Installed> read(Connection c) {
         return Db.queryOne(c, """
                 SELECT to_regclass(format('%I.%I', $1::text, 'awa_reactive_schema_version')) IS NOT NULL,
                        EXISTS (SELECT 1 FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace
-                               WHERE n.nspname = $1 AND k.relkind IN ('r', 'p', 'v', 'm', 'f'))""",
-                row -> {
-                    if (Db.get(row, 0, Boolean.class)) {
-                        return State.INSTALLED;
+                               WHERE n.nspname = $1 AND k.relkind IN ('r', 'p', 'v', 'm', 'f')),
+                       EXISTS (SELECT 1 FROM pg_attribute a
+                               WHERE a.attrelid = to_regclass(format('%I.%I', $1::text, 'awa_reactive_schema_version'))
+                                 AND a.attname = 'checksum' AND NOT a.attisdropped)""",
+                row -> new boolean[] {Db.get(row, 0, Boolean.class), Db.get(row, 1, Boolean.class),
+                        Db.get(row, 2, Boolean.class)}, schema.name())
+                .flatMap(found -> {
+                    boolean versioned = found[0];
+                    if (!versioned) {
+                        return Mono.just(new Installed(!found[1], found[1], Collections.emptySortedMap(), Map.of()));
                     }
-                    return Db.get(row, 1, Boolean.class) ? State.FOREIGN : State.ABSENT;
-                }, schema.name());
+                    return appliedSteps(c, found[2]).zipWith(installedSlotCounts(c),
+                            (applied, slots) -> new Installed(false, false, applied, slots));
+                });
     }
 
-    private AwaReactiveException foreignTables() {
-        return new AwaReactiveException("schema " + schema.name() + " holds tables that awa-reactive did not create"
-                + " (no awa_reactive_schema_version table); choose another schema");
+    /** The recorded steps; before step 2 the table has no checksum column (release 0.1.0 recorded none). */
+    private Mono<SortedMap<Integer, Optional<String>>> appliedSteps(Connection c, boolean hasChecksums) {
+        String sql = "SELECT version, " + (hasChecksums ? "checksum" : "NULL::text") + " FROM "
+                + schema.table("awa_reactive_schema_version") + " ORDER BY version";
+        return Db.query(c, sql, row -> Map.entry(Db.get(row, 0, Integer.class),
+                        Optional.ofNullable(row.get(1, String.class))))
+                .collect(TreeMap<Integer, Optional<String>>::new, (map, e) -> map.put(e.getKey(), e.getValue()))
+                .map(Collections::unmodifiableSortedMap);
     }
 
-    private Mono<Void> verifyVersionAndSlots(Connection c) {
-        String sql = "SELECT (SELECT max(version) FROM " + schema.table("awa_reactive_schema_version") + "), "
-                + "(SELECT slot_count FROM " + schema.ringState(Ring.QUEUE) + "), "
+    private Mono<Map<Ring, Integer>> installedSlotCounts(Connection c) {
+        String sql = "SELECT (SELECT slot_count FROM " + schema.ringState(Ring.QUEUE) + "), "
                 + "(SELECT slot_count FROM " + schema.ringState(Ring.LEASE) + "), "
                 + "(SELECT slot_count FROM " + schema.ringState(Ring.CLAIM) + ")";
         return Db.queryOne(c, sql, row -> {
-            int version = Db.get(row, 0, Integer.class);
-            if (version != Schema.VERSION) {
-                throw new AwaReactiveException("schema " + schema.name() + " has version " + version
-                        + ", this library supports version " + Schema.VERSION);
-            }
-            List<String> mismatches = new ArrayList<>();
+            Map<Ring, Integer> counts = new EnumMap<>(Ring.class);
             for (Ring ring : Ring.values()) {
-                int installed = Db.get(row, 1 + ring.ordinal(), Integer.class);
-                int configured = slotCounts.get(ring);
-                if (installed != configured) {
-                    mismatches.add(ring.label() + "SlotCount must equal the installed slot_count " + installed
-                            + " of schema " + schema.name() + ", was " + configured);
-                }
+                counts.put(ring, Db.get(row, ring.ordinal(), Integer.class));
             }
-            if (!mismatches.isEmpty()) {
-                throw new AwaReactiveException(String.join("; ", mismatches));
+            return counts;
+        });
+    }
+
+    /** Every refusal, before anything is changed: foreign tables, gaps, a newer schema, a changed step, slots. */
+    private void check(Installed installed) {
+        if (installed.foreign()) {
+            throw new AwaReactiveException("schema " + schema.name() + " holds tables that awa-reactive did not"
+                    + " create (no awa_reactive_schema_version table); choose another schema");
+        }
+        if (installed.absent()) {
+            return;
+        }
+        int version = installed.version();
+        // Distinct versions from 1 to N, N of them: every step applied once, in order.
+        if (version == 0 || installed.applied().firstKey() != 1 || installed.applied().size() != version) {
+            throw new AwaReactiveException("schema " + schema.name() + " records versions "
+                    + installed.applied().keySet() + " in awa_reactive_schema_version, not every step from 1 to "
+                    + Math.max(version, 1) + "; the table was changed by hand");
+        }
+        if (version > SchemaSteps.latestVersion()) {
+            throw new AwaReactiveException("schema " + schema.name() + " is at version " + version
+                    + ", newer than version " + SchemaSteps.latestVersion() + ", the latest this library knows;"
+                    + " use a library that supports version " + version + " or later");
+        }
+        installed.applied().forEach((applied, checksum) -> checkUnchanged(SchemaSteps.step(applied),
+                checksum.orElse(null)));
+        List<String> mismatches = new ArrayList<>();
+        for (Ring ring : Ring.values()) {
+            int existing = installed.slotCounts().get(ring);
+            int configured = slotCounts.get(ring);
+            if (existing != configured) {
+                mismatches.add(ring.label() + "SlotCount must equal the installed slot_count " + existing
+                        + " of schema " + schema.name() + ", was " + configured);
             }
-            return version;
-        }).then();
+        }
+        if (!mismatches.isEmpty()) {
+            throw new AwaReactiveException(String.join("; ", mismatches));
+        }
+    }
+
+    /** A recorded checksum must be this library's; only step 1 of release 0.1.0 has none (step 2 records it). */
+    private void checkUnchanged(SchemaSteps.Step step, @Nullable String recorded) {
+        if (recorded == null ? step.version() != 1 : !recorded.equals(step.checksum())) {
+            throw new AwaReactiveException("schema " + schema.name() + ": step " + step.fileName()
+                    + " was applied with checksum " + recorded + ", but this library's " + step.fileName()
+                    + " has checksum " + step.checksum() + "; a released step must never change, so either the"
+                    + " schema or the library was altered. Nothing was changed");
+        }
+    }
+
+    /** Runs one step's script and confirms it recorded itself (every step file ends with its own row). */
+    private Mono<Void> applyStep(Connection c, SchemaSteps.Step step) {
+        return Db.execute(c, SchemaSteps.render(step, schema, slotCounts))
+                .then(Db.queryOne(c, "SELECT count(*) FROM " + schema.table("awa_reactive_schema_version")
+                        + " WHERE version = $1", row -> Db.get(row, 0, Long.class), step.version()))
+                .flatMap(rows -> rows == 1 ? Mono.<Void>empty()
+                        : Mono.error(new IllegalStateException("schema step " + step.fileName()
+                                + " did not record version " + step.version())));
     }
 }
