@@ -1,10 +1,9 @@
 -- awa-reactive schema, step 1: rings.
 --
--- The schema of release 0.1.0. Placeholders, filled by the library's renderer (QueueStorage.migrationScripts()):
---   {{schema}}            the quoted schema name, e.g. "awa_reactive"
---   {{schema_name}}       the schema name as a string literal, e.g. 'awa_reactive'
---   {{notify_channel}}    the LISTEN/NOTIFY channel as a string literal
---   {{queue_slot_count}}, {{lease_slot_count}}, {{claim_slot_count}}   slots per ring, fixed here for good
+-- The schema of release 0.1.0. Placeholders in double braces are filled by the library's renderer
+-- (QueueStorage.migrationScripts()): schema, the quoted schema name; schema_name and notify_channel, the schema
+-- name and the LISTEN/NOTIFY channel as string literals; queue_slot_count, lease_slot_count and claim_slot_count,
+-- the slots per ring, fixed here for good.
 -- A step is never edited once released (its checksum is recorded); later changes are new steps.
 
 CREATE SCHEMA IF NOT EXISTS {{schema}};

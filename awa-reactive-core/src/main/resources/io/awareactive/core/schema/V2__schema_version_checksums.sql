@@ -2,7 +2,7 @@
 --
 -- Release 0.1.0 recorded the version of step 1 only. From here on each step records the SHA-256 checksum of its
 -- file as shipped (before placeholders are filled), and an installer refuses a schema whose applied steps differ
--- from its own copies. Placeholders as in step 1, plus {{checksum:N}}: the checksum of step N, a string literal.
+-- from its own copies. Placeholders as in step 1, plus checksum:N, the checksum of step N as a string literal.
 -- Changes the version table only: nothing that running workers or maintenance use.
 
 ALTER TABLE {{schema}}.awa_reactive_schema_version RENAME COLUMN installed_at TO applied_at;

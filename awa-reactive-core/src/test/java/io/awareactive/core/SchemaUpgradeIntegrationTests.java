@@ -1,0 +1,383 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.TestDatabase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Upgrades from the schema exactly as release 0.1.0 installed it (a frozen copy of its statements, with slot counts
+ * 16/8/8) to the latest version: step 1 reproduces that schema, an upgraded schema equals a fresh one, every kind
+ * of state survives the upgrade, and refusals change nothing.
+ */
+@AwaPostgresTest
+final class SchemaUpgradeIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String RELEASE_0_1_0 = "/io/awareactive/core/schema/release-0.1.0-v1.sql";
+    private static final String FROZEN_SCHEMA = "awa_reactive";
+
+    private final TestDatabase db;
+
+    SchemaUpgradeIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    /** Release 0.1.0's default slot counts, as the frozen statements were rendered with. */
+    private QueueStorage storage(String schema) {
+        return QueueStorage.create(QueueStorageConfig.builder().connectionFactory(db.connectionFactory())
+                .schema(schema).retryBackoffBase(Duration.ZERO).build());
+    }
+
+    /** Installs the frozen release-0.1.0 statements into {@code schema} in one transaction, as its installer did. */
+    private void installRelease010(String schema) {
+        String sql = resource(RELEASE_0_1_0)
+                .replace('"' + FROZEN_SCHEMA + '"', '"' + schema + '"')
+                .replace("'awa_jobs_" + FROZEN_SCHEMA + "'", "'awa_jobs_" + schema + "'")
+                .replace("'" + FROZEN_SCHEMA + "'", "'" + schema + "'");
+        runInOneTransaction(sql);
+    }
+
+    private void runInOneTransaction(String sql) {
+        try (Connection connection = db.openJdbc(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.execute(sql);
+            connection.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String resource(String path) {
+        try (InputStream in = Objects.requireNonNull(SchemaUpgradeIntegrationTests.class.getResourceAsStream(path))) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Every object of the schema and its definition, with the schema name replaced by {@code S}: relations with
+     * kind, options and partition bound, columns, constraints, indexes, sequences, functions (whole definitions) and
+     * the rows of the ring control tables. Two schemas with equal catalogs were built by equivalent DDL.
+     */
+    private List<String> catalog(String schema) {
+        List<String> lines = new ArrayList<>(db.query("""
+                SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' ' || coalesce(c.reloptions::text, '')
+                       || ' ' || coalesce(pg_get_expr(c.relpartbound, c.oid), '')
+                       || ' ' || coalesce(pg_get_partkeydef(c.oid), '') FROM pg_class c
+                WHERE c.relnamespace = ?::regnamespace
+                UNION ALL
+                SELECT 'column ' || c.relname || '.' || a.attnum || ' ' || a.attname || ' '
+                       || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' '
+                       || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+                FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                WHERE c.relnamespace = ?::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+                UNION ALL
+                SELECT 'constraint ' || c.relname || ' ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
+                FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid WHERE c.relnamespace = ?::regnamespace
+                UNION ALL
+                SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+                WHERE c.relnamespace = ?::regnamespace
+                UNION ALL
+                SELECT 'sequence ' || c.relname || ' ' || s.seqstart || ' ' || s.seqmin || ' ' || s.seqcache
+                FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid WHERE c.relnamespace = ?::regnamespace
+                UNION ALL
+                SELECT 'function ' || pg_get_functiondef(p.oid) FROM pg_proc p WHERE p.pronamespace = ?::regnamespace
+                ORDER BY 1""", rs -> rs.getString(1).replace(schema, "S"),
+                schema, schema, schema, schema, schema, schema));
+        for (String ring : List.of("queue", "lease", "claim")) {
+            lines.add(ring + " slot_count " + db.queryLong("SELECT slot_count FROM \"" + schema + "\"." + ring
+                    + "_ring_state"));
+            lines.add(ring + " slots " + db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + ring
+                    + "_ring_slots"));
+        }
+        return lines;
+    }
+
+    private List<String> versionRows(String schema) {
+        return db.query("SELECT version || ' ' || description || ' ' || checksum || ' ' || applied_at FROM \""
+                + schema + "\".awa_reactive_schema_version ORDER BY version", rs -> rs.getString(1));
+    }
+
+    private List<String> expectedVersions(QueueStorage storage) {
+        return storage.migrationScripts().stream()
+                .map(script -> script.version() + " " + script.description() + " " + script.checksum())
+                .toList();
+    }
+
+    private List<String> recordedVersions(String schema) {
+        return db.query("SELECT version || ' ' || description || ' ' || checksum FROM \"" + schema
+                + "\".awa_reactive_schema_version ORDER BY version", rs -> rs.getString(1));
+    }
+
+    @Test
+    void shouldCreateWithStepOneExactlyTheSchemaOfRelease010() {
+        String release = db.newSchemaName();
+        String stepOne = db.newSchemaName();
+        installRelease010(release);
+
+        runInOneTransaction(storage(stepOne).migrationScripts().get(0).sql());
+
+        assertThat(catalog(stepOne)).isEqualTo(catalog(release)).hasSizeGreaterThan(400);
+    }
+
+    @Test
+    void shouldUpgradeRelease010ToExactlyTheSchemaAFreshInstallCreates() {
+        String upgraded = db.newSchemaName();
+        String fresh = db.newSchemaName();
+        installRelease010(upgraded);
+
+        QueueStorage storage = storage(upgraded);
+        storage.install().block(WAIT);
+        storage(fresh).install().block(WAIT);
+
+        assertThat(catalog(upgraded)).isEqualTo(catalog(fresh));
+        assertThat(recordedVersions(upgraded)).isEqualTo(recordedVersions(fresh))
+                .isEqualTo(expectedVersions(storage)).hasSize(2);
+        storage.verifyInstalled().block(WAIT);
+    }
+
+    @Test
+    void shouldKeepEveryKindOfStateThroughTheUpgradeAndRunEachJobExactlyOnce() {
+        String schema = db.newSchemaName();
+        installRelease010(schema);
+        QueueStorage storage = storage(schema);
+        Map<Long, String> queueOf = new HashMap<>();
+        Set<Long> completedBefore = new HashSet<>();
+
+        // Available jobs in several lanes and priorities, spread over three queue slots (two of them sealed).
+        for (int slot = 0; slot < 3; slot++) {
+            for (int priority = 1; priority <= 3; priority++) {
+                for (String queue : List.of("mail", "report")) {
+                    for (int i = 0; i < 3; i++) {
+                        long id = Objects.requireNonNull(storage.enqueue(JobRequest.builder(queue, "k")
+                                .priority(priority).args("{\"slot\":" + slot + "}").build()).block(WAIT));
+                        queueOf.put(id, queue);
+                    }
+                }
+            }
+            // Some finished work in every slot: done rows, closed receipts, deleted leases.
+            for (Job job : claimAll(storage, "mail", 2)) {
+                assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+                completedBefore.add(job.id());
+            }
+            for (Ring ring : Ring.values()) {
+                assertThat(storage.rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+            }
+        }
+        assertThat(storage.sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(3);
+
+        // Scheduled jobs (due a moment after the upgrade) and a running job with a live lease.
+        Instant due = Instant.now().plusSeconds(2);
+        for (String queue : List.of("mail", "report")) {
+            long id = Objects.requireNonNull(storage.enqueue(JobRequest.builder(queue, "later").runAt(due).build())
+                    .block(WAIT));
+            queueOf.put(id, queue);
+        }
+        Job running = claimAll(storage, "report", 1).get(0);
+
+        // Failed jobs in the dead-letter table.
+        for (int i = 0; i < 3; i++) {
+            storage.enqueue(JobRequest.builder("fragile", "k").maxAttempts(1).args("{\"n\":" + i + "}").build())
+                    .block(WAIT);
+        }
+        for (Job job : claimAll(storage, "fragile", 3)) {
+            assertThat(storage.fail(job, "boom " + job.id()).block(WAIT)).isEqualTo(AttemptResult.FAILED);
+        }
+        List<FailedJob> deadLetters = storage.failedJobs("fragile", 10).collectList().block(WAIT);
+        assertThat(deadLetters).hasSize(3);
+
+        storage.install().block(WAIT);
+
+        assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
+        assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
+        assertThat(storage.complete(running).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+        runs.put(running.id(), new AtomicInteger(1));
+        completedBefore.forEach(id -> runs.put(id, new AtomicInteger(1)));
+        await().atMost(WAIT).until(() -> {
+            storage.promote(100).block(WAIT);
+            for (String queue : List.of("mail", "report")) {
+                for (Job job : claimAll(storage, queue, 100)) {
+                    runs.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
+                    assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+                }
+            }
+            return runs.keySet().containsAll(queueOf.keySet());
+        });
+        assertThat(runs.keySet()).isEqualTo(queueOf.keySet());
+        assertThat(runs.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        for (long id : queueOf.keySet()) {
+            assertThat(storage.status(id).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
+        }
+        assertThat(storage.counts("mail").block(WAIT).completed()
+                + storage.counts("report").block(WAIT).completed()).isEqualTo(queueOf.size());
+
+        // Maintenance reclaims the slots sealed before the upgrade, and every ring prunes normally.
+        Set<Ring> pruned = ConcurrentHashMap.newKeySet();
+        await().atMost(WAIT).until(() -> {
+            for (Ring ring : Ring.values()) {
+                storage.rotate(ring).block(WAIT);
+                if (storage.prune(ring).block(WAIT) instanceof PruneOutcome.Pruned) {
+                    pruned.add(ring);
+                }
+            }
+            return pruned.size() == Ring.values().length
+                    && storage.sealedSlots(Ring.QUEUE).block(WAIT) == 0
+                    && storage.sealedSlots(Ring.LEASE).block(WAIT) == 0
+                    && storage.sealedSlots(Ring.CLAIM).block(WAIT) == 0;
+        });
+        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".ready_entries_0")).isZero();
+        assertThat(storage.counts("mail").block(WAIT).completed()
+                + storage.counts("report").block(WAIT).completed()).isEqualTo(queueOf.size());
+        assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
+    }
+
+    private static List<Job> claimAll(QueueStorage storage, String queue, int max) {
+        return storage.claim(queue, max, "upgrade-test").collectList().block(WAIT);
+    }
+
+    @Test
+    void shouldChangeNothingWhenUpgradedTwice() {
+        String schema = db.newSchemaName();
+        installRelease010(schema);
+        QueueStorage storage = storage(schema);
+        storage.install().block(WAIT);
+        List<String> catalog = catalog(schema);
+        List<String> versions = versionRows(schema);
+
+        storage.install().block(WAIT);
+        storage(schema).install().block(WAIT);
+
+        assertThat(catalog(schema)).isEqualTo(catalog);
+        assertThat(versionRows(schema)).isEqualTo(versions).hasSize(2);
+    }
+
+    @Test
+    void shouldApplyEachStepOnceWhenTwoInstallersUpgradeAtOnce() {
+        for (int round = 0; round < 3; round++) {
+            String schema = db.newSchemaName();
+            installRelease010(schema);
+            QueueStorage first = storage(schema);
+            QueueStorage second = storage(schema);
+
+            Mono.when(first.install().subscribeOn(Schedulers.parallel()),
+                    second.install().subscribeOn(Schedulers.parallel())).block(WAIT);
+
+            assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(first));
+            first.verifyInstalled().block(WAIT);
+        }
+    }
+
+    @Test
+    void shouldRefuseASchemaNewerThanTheLibraryNamingBothVersionsAndChangeNothing() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = storage(schema);
+        storage.install().block(WAIT);
+        db.execute("INSERT INTO \"" + schema + "\".awa_reactive_schema_version (version, description, checksum)"
+                + " VALUES (3, 'from a newer library', 'abc')");
+        List<String> catalog = catalog(schema);
+        List<String> versions = versionRows(schema);
+
+        String expected = "schema " + schema + " is at version 3, newer than version 2, the latest this library"
+                + " knows; use a library that supports version 3 or later";
+        assertThatThrownBy(() -> storage.install().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessage(expected);
+        assertThatThrownBy(() -> storage.verifyInstalled().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessage(expected);
+
+        assertThat(catalog(schema)).isEqualTo(catalog);
+        assertThat(versionRows(schema)).isEqualTo(versions);
+    }
+
+    @Test
+    void shouldRefuseAStepWhoseChecksumDiffersNamingTheStepAndChangeNothing() {
+        String schema = db.newSchemaName();
+        installRelease010(schema);
+        QueueStorage storage = storage(schema);
+        storage.install().block(WAIT);
+        db.execute("UPDATE \"" + schema + "\".awa_reactive_schema_version SET checksum = 'tampered'"
+                + " WHERE version = 1");
+        List<String> catalog = catalog(schema);
+        List<String> versions = versionRows(schema);
+
+        String expected = "schema " + schema + ": step V1__rings.sql was applied with checksum tampered, but this"
+                + " library's V1__rings.sql has checksum " + storage.migrationScripts().get(0).checksum()
+                + "; a released step must never change, so either the schema or the library was altered."
+                + " Nothing was changed";
+        assertThatThrownBy(() -> storage.install().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessage(expected);
+        assertThatThrownBy(() -> storage.verifyInstalled().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessage(expected);
+
+        assertThat(catalog(schema)).isEqualTo(catalog);
+        assertThat(versionRows(schema)).isEqualTo(versions);
+    }
+
+    @Test
+    void shouldRefuseAVersionTableWithAGap() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = storage(schema);
+        storage.install().block(WAIT);
+        db.execute("DELETE FROM \"" + schema + "\".awa_reactive_schema_version WHERE version = 1");
+
+        assertThatThrownBy(() -> storage.install().block(WAIT)).isInstanceOf(AwaReactiveException.class)
+                .hasMessage("schema " + schema + " records versions [2] in awa_reactive_schema_version, not every"
+                        + " step from 1 to 2; the table was changed by hand");
+    }
+
+    @Test
+    void shouldTellToUpgradeWhenVerifyingAnOlderSchemaAndChangeNothing() {
+        String schema = db.newSchemaName();
+        installRelease010(schema);
+        List<String> catalog = catalog(schema);
+
+        assertThatThrownBy(() -> storage(schema).verifyInstalled().block(WAIT))
+                .isInstanceOf(AwaReactiveException.class)
+                .hasMessage("schema " + schema + " is at version 1, this library needs version 2; run"
+                        + " QueueStorage.install() to upgrade it in place (docs/operations.md, Upgrading)");
+
+        assertThat(catalog(schema)).isEqualTo(catalog);
+    }
+
+    @Test
+    void shouldAgreeWithAToolThatRanTheScriptsItself() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = storage(schema);
+        for (MigrationScript script : storage.migrationScripts()) {
+            runInOneTransaction(script.sql());
+        }
+        List<String> versions = versionRows(schema);
+
+        storage.verifyInstalled().block(WAIT);
+        storage.install().block(WAIT);
+
+        assertThat(versionRows(schema)).isEqualTo(versions);
+        assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
+    }
+}
