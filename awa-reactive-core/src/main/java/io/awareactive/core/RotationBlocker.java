@@ -1,5 +1,6 @@
 package io.awareactive.core;
 
+import io.awareactive.core.internal.Table;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -8,36 +9,35 @@ import org.jspecify.annotations.Nullable;
  */
 public enum RotationBlocker {
     /** {@code ready_entries} of the next queue slot holds rows. */
-    QUEUE_READY_ROWS(Ring.QUEUE, "ready_entries", "queue.ready_rows"),
+    QUEUE_READY_ROWS(Table.READY_ENTRIES, "queue.ready_rows"),
     /** {@code ready_segments} of the next queue slot holds rows. */
-    QUEUE_READY_SEGMENTS(Ring.QUEUE, "ready_segments", "queue.ready_segments"),
+    QUEUE_READY_SEGMENTS(Table.READY_SEGMENTS, "queue.ready_segments"),
     /** {@code ready_claim_ranges} of the next queue slot holds rows. */
-    QUEUE_CLAIM_RANGES(Ring.QUEUE, "ready_claim_ranges", "queue.claim_ranges"),
+    QUEUE_CLAIM_RANGES(Table.READY_CLAIM_RANGES, "queue.claim_ranges"),
     /** {@code ready_tombstones} of the next queue slot holds rows. */
-    QUEUE_TOMBSTONES(Ring.QUEUE, "ready_tombstones", "queue.tombstones"),
+    QUEUE_TOMBSTONES(Table.READY_TOMBSTONES, "queue.tombstones"),
     /** {@code done_entries} of the next queue slot holds rows. */
-    QUEUE_DONE_ROWS(Ring.QUEUE, "done_entries", "queue.done_rows"),
+    QUEUE_DONE_ROWS(Table.DONE_ENTRIES, "queue.done_rows"),
     /** {@code queue_terminal_count_deltas} of the next queue slot holds rows. */
-    QUEUE_TERMINAL_DELTAS(Ring.QUEUE, "queue_terminal_count_deltas", "queue.terminal_deltas"),
+    QUEUE_TERMINAL_DELTAS(Table.QUEUE_TERMINAL_COUNT_DELTAS, "queue.terminal_deltas"),
     /** {@code leases} of the next lease slot holds rows. */
-    LEASE_ROWS(Ring.LEASE, "leases", "lease.rows"),
+    LEASE_ROWS(Table.LEASES, "lease.rows"),
     /** {@code lease_claims} (receipts) of the next claim slot holds rows. */
-    CLAIM_ROWS(Ring.CLAIM, "lease_claims", "claim.rows"),
+    CLAIM_ROWS(Table.LEASE_CLAIMS, "claim.rows"),
     /** {@code lease_claim_closures} of the next claim slot holds rows. */
-    CLAIM_CLOSURE_ROWS(Ring.CLAIM, "lease_claim_closures", "claim.closure_rows"),
+    CLAIM_CLOSURE_ROWS(Table.LEASE_CLAIM_CLOSURES, "claim.closure_rows"),
     /** A transaction holds an uncommitted insert into the next slot (the {@code SHARE NOWAIT} probe failed). */
-    INFLIGHT_WRITES(null, null, "inflight_writes"),
+    INFLIGHT_WRITES(null, "inflight_writes"),
     /** Another session holds the ring's serializer key. */
-    SERIALIZER_BUSY(null, null, "serializer_busy"),
+    SERIALIZER_BUSY(null, "serializer_busy"),
     /** Another rotator appended the same generation first (the ledger compare-and-swap lost). */
-    LOST_CAS(null, null, "lost_cas");
+    LOST_CAS(null, "lost_cas");
 
-    private final @Nullable Ring ring;
-    private final @Nullable String family;
+    // The family is internal (not part of this API); ring() and family() derive from it.
+    private final @Nullable Table family;
     private final String label;
 
-    RotationBlocker(@Nullable Ring ring, @Nullable String family, String label) {
-        this.ring = ring;
+    RotationBlocker(@Nullable Table family, String label) {
         this.family = family;
         this.label = label;
     }
@@ -48,7 +48,7 @@ public enum RotationBlocker {
      * @return the ring, or {@code null} for the ring-independent blockers
      */
     public @Nullable Ring ring() {
-        return ring;
+        return family == null ? null : family.ring();
     }
 
     /**
@@ -57,7 +57,7 @@ public enum RotationBlocker {
      * @return the table name, or {@code null} for the ring-independent blockers
      */
     public @Nullable String family() {
-        return family;
+        return family == null ? null : family.sqlName();
     }
 
     /**

@@ -44,7 +44,7 @@ public final class DeadLetters {
     public DeadLetters(ConnectionFactory factory, Schema schema, QueueStorageConfig config) {
         this.factory = factory;
         this.schema = schema;
-        this.table = schema.table("dead_letter_jobs");
+        this.table = schema.table(Table.DEAD_LETTER_JOBS);
         this.retention = config.deadLetterRetention();
         // The same bound as the other maintenance calls (promote, rescue): max(T, 100 ms).
         this.lockTimeoutMillis = Math.max(config.effectivePruneLockTimeout().toMillis(), 100);
@@ -87,7 +87,8 @@ public final class DeadLetters {
      * @return the new job id; errors with {@link JobStateException} when the row is not there
      */
     public Mono<Long> retry(long jobId) {
-        String sql = "SELECT o_new_job_id FROM " + schema.table("retry_failed_jobs") + "($1, NULL, NULL, 1)";
+        String sql = "SELECT o_new_job_id FROM " + schema.function(SqlFunction.RETRY_FAILED_JOBS)
+                + "($1, NULL, NULL, 1)";
         return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> Db.get(row, 0, Long.class), jobId))
                 .switchIfEmpty(Mono.error(() -> notThere(jobId, "retried")));
     }
@@ -101,8 +102,8 @@ public final class DeadLetters {
      * @return how many were re-enqueued
      */
     public Mono<Long> retryAll(String queue) {
-        String sql = "SELECT count(*) FROM " + schema.table("retry_failed_jobs") + "(NULL, $1, " + micros("$2")
-                + ", $3)";
+        String sql = "SELECT count(*) FROM " + schema.function(SqlFunction.RETRY_FAILED_JOBS) + "(NULL, $1, "
+                + micros("$2") + ", $3)";
         return cutoff().flatMap(cutoff -> batches(() -> Db.withConnection(factory, c -> Db.queryOne(c, sql,
                 row -> Db.get(row, 0, Long.class), queue, cutoff, BATCH))));
     }

@@ -149,7 +149,7 @@ public final class Lifecycle {
             return Mono.just(known);
         }
         return Db.withConnection(factory, c -> Db.query(c, "SELECT enqueue_shards FROM "
-                                + schema.table("queue_meta") + " WHERE queue = $1",
+                                + schema.table(Table.QUEUE_META) + " WHERE queue = $1",
                         row -> Db.get(row, 0, Integer.class), queue)
                         .next()
                         .defaultIfEmpty(1))
@@ -161,7 +161,7 @@ public final class Lifecycle {
             return Mono.empty();
         }
         // create_lane runs DDL: always in its own short transaction, never inside a producer's.
-        return Db.withConnection(factory, c -> Db.query(c, "SELECT " + schema.table("create_lane")
+        return Db.withConnection(factory, c -> Db.query(c, "SELECT " + schema.function(SqlFunction.CREATE_LANE)
                         + "($1, $2::smallint, $3)", row -> 1, lane.queue(), lane.priority(), lane.shard()).then())
                 .doOnSuccess(done -> knownLanes.add(lane));
     }
@@ -199,8 +199,8 @@ public final class Lifecycle {
     }
 
     private Mono<List<Long>> enqueueLane(Connection c, Lane lane, List<JobRequest> jobs) {
-        String sql = "SELECT o_ord, o_job_id FROM " + schema.table("enqueue_lane") + "($1, $2::smallint, $3, NULL,"
-                + " $4::text[], $5::text[]::jsonb[], $6::int[], $7::int[], $8::bigint[])";
+        String sql = "SELECT o_ord, o_job_id FROM " + schema.function(SqlFunction.ENQUEUE_LANE)
+                + "($1, $2::smallint, $3, NULL, $4::text[], $5::text[]::jsonb[], $6::int[], $7::int[], $8::bigint[])";
         return Db.query(c, sql, row -> Db.get(row, 1, Long.class), lane.queue(), lane.priority(), lane.shard(),
                         jobs.stream().map(JobRequest::kind).toArray(String[]::new),
                         jobs.stream().map(JobRequest::args).toArray(String[]::new),
@@ -211,10 +211,10 @@ public final class Lifecycle {
     }
 
     private Mono<List<Long>> insertDeferred(Connection c, List<JobRequest> jobs, List<Lane> lanes) {
-        String sql = "WITH input AS (SELECT nextval('" + schema.table("job_id_seq") + "') AS job_id, u.*"
+        String sql = "WITH input AS (SELECT nextval('" + schema.table(Table.JOB_ID_SEQ) + "') AS job_id, u.*"
                 + " FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[], $6::int[], $7::bigint[],"
                 + " $8::bigint[]) WITH ORDINALITY AS u(queue, priority, shard, kind, args, max_attempts, timeout,"
-                + " run_at_us, ord)), ins AS (INSERT INTO " + schema.table("deferred_jobs") + " (job_id, queue,"
+                + " run_at_us, ord)), ins AS (INSERT INTO " + schema.table(Table.DEFERRED_JOBS) + " (job_id, queue,"
                 + " priority, enqueue_shard, kind, args, attempt, max_attempts, timeout_ms, run_at)"
                 + " SELECT job_id, queue, priority, shard, kind, args::jsonb, 1, max_attempts, nullif(timeout, 0),"
                 + " timestamptz 'epoch' + run_at_us * interval '1 microsecond' FROM input)"
@@ -252,7 +252,7 @@ public final class Lifecycle {
      */
     public Flux<Job> claim(String queue, int max, String workerId, @Nullable Duration defaultTimeout) {
         Object timeout = defaultTimeout == null ? Db.nullOf(Long.class) : (Object) defaultTimeout.toMillis();
-        String sql = "SELECT * FROM " + schema.table("claim_jobs") + "($1, $2, $3, $4)";
+        String sql = "SELECT * FROM " + schema.function(SqlFunction.CLAIM_JOBS) + "($1, $2, $3, $4)";
         return Db.inTransaction(factory, c -> Db.query(c, sql, row -> mapClaimRow(queue, row), queue, max, workerId,
                                 timeout)
                         .collectList())
@@ -292,7 +292,7 @@ public final class Lifecycle {
             return Mono.empty();
         }
         // One statement, so one short transaction of its own; the function sets its lock timeout first.
-        String sql = "SELECT " + schema.table("advance_claim_cursors")
+        String sql = "SELECT " + schema.function(SqlFunction.ADVANCE_CLAIM_CURSORS)
                 + "($1, $2::smallint[], $3::int[], $4::bigint[], $5)";
         return Db.withConnection(factory, c -> Db.query(c, sql, row -> 1, queue,
                         ranges.stream().map(ClaimRow::priority).toArray(Integer[]::new),
@@ -323,7 +323,7 @@ public final class Lifecycle {
         Map<Integer, List<Job>> bySlot = jobs.stream().collect(Collectors.groupingBy(Job::leaseSlot, TreeMap::new,
                 Collectors.toList()));
         return Db.withConnection(factory, c -> Flux.fromIterable(bySlot.entrySet())
-                .concatMap(e -> Db.query(c, "UPDATE " + schema.child("leases", e.getKey())
+                .concatMap(e -> Db.query(c, "UPDATE " + schema.child(Table.LEASES, e.getKey())
                                 + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1 AND (job_id, run_lease)"
                                 + " IN (SELECT * FROM unnest($2::bigint[], $3::bigint[])) RETURNING job_id",
                         row -> Db.get(row, 0, Long.class), e.getKey(),
@@ -357,7 +357,7 @@ public final class Lifecycle {
      * @return what happened
      */
     public Mono<AttemptResult> end(Job job, Outcome outcome, @Nullable String error) {
-        String sql = "SELECT " + schema.table("end_attempt") + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+        String sql = "SELECT " + schema.function(SqlFunction.END_ATTEMPT) + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
         Object errorBind = error == null ? Db.nullOf(String.class) : truncate(error);
         return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> Db.get(row, 0, String.class),
                         job.leaseSlot(), job.id(), job.runLease(), outcome.label, errorBind,
@@ -397,8 +397,8 @@ public final class Lifecycle {
      * @return what happened
      */
     public Mono<CancelResult> cancel(long jobId) {
-        return Db.withConnection(factory, c -> Db.queryOne(c, "SELECT " + schema.table("cancel_job") + "($1)",
-                        row -> Db.get(row, 0, String.class), jobId))
+        String sql = "SELECT " + schema.function(SqlFunction.CANCEL_JOB) + "($1)";
+        return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> Db.get(row, 0, String.class), jobId))
                 .map(label -> switch (label) {
                     case "cancelled" -> CancelResult.CANCELLED;
                     case "not_cancellable" -> CancelResult.NOT_CANCELLABLE;
@@ -420,7 +420,7 @@ public final class Lifecycle {
      *     claimed or finished (nothing written)
      */
     public Mono<JobStatus> move(long jobId, String queue, int priority) {
-        String sql = "SELECT * FROM " + schema.table("move_job") + "($1, $2, $3::smallint, $4)";
+        String sql = "SELECT * FROM " + schema.function(SqlFunction.MOVE_JOB) + "($1, $2, $3::smallint, $4)";
         return shards(queue).map(n -> new Lane(queue, priority, ThreadLocalRandom.current().nextInt(n)))
                 .flatMap(lane -> {
                     Mono<MoveRow> call = Db.withConnection(factory, c -> Db.queryOne(c, sql,
@@ -482,7 +482,7 @@ public final class Lifecycle {
      */
     public Mono<Integer> promote(int maxJobs) {
         return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
-                .then(Db.queryOne(c, "SELECT " + schema.table("promote_jobs") + "($1)",
+                .then(Db.queryOne(c, "SELECT " + schema.function(SqlFunction.PROMOTE_JOBS) + "($1)",
                         row -> Db.get(row, 0, Integer.class), maxJobs)));
     }
 
@@ -494,7 +494,7 @@ public final class Lifecycle {
      * @return how many were rescued
      */
     public Mono<Integer> rescue(int maxJobs) {
-        String sql = "SELECT " + schema.table("rescue_jobs") + "($1, $2, $3, $4, $5, $6, $7)";
+        String sql = "SELECT " + schema.function(SqlFunction.RESCUE_JOBS) + "($1, $2, $3, $4, $5, $6, $7)";
         return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
                 .then(Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class), maxJobs,
                         config.leaseStaleAfter().toMillis(), (double) config.retryBackoffBase().toMillis(),
@@ -509,13 +509,12 @@ public final class Lifecycle {
      * @return the status, or empty when unknown
      */
     public Mono<io.awareactive.core.JobStatus> status(long jobId) {
-        return Db.withConnection(factory, c -> Db.queryOne(c, "SELECT * FROM " + schema.table("job_status") + "($1)",
-                row -> new io.awareactive.core.JobStatus(jobId,
-                        io.awareactive.core.JobState.valueOf(Db.get(row, 0, String.class).toUpperCase(
-                                java.util.Locale.ROOT)),
-                        Db.get(row, 1, String.class), Db.get(row, 2, String.class), Db.get(row, 3, Short.class),
-                        Db.get(row, 4, Integer.class), Db.get(row, 5, Integer.class), row.get(6, Instant.class),
-                        row.get(7, String.class)), jobId));
+        String sql = "SELECT * FROM " + schema.function(SqlFunction.JOB_STATUS) + "($1)";
+        return Db.withConnection(factory, c -> Db.queryOne(c, sql, row -> new io.awareactive.core.JobStatus(jobId,
+                io.awareactive.core.JobState.valueOf(Db.get(row, 0, String.class).toUpperCase(java.util.Locale.ROOT)),
+                Db.get(row, 1, String.class), Db.get(row, 2, String.class), Db.get(row, 3, Short.class),
+                Db.get(row, 4, Integer.class), Db.get(row, 5, Integer.class), row.get(6, Instant.class),
+                row.get(7, String.class)), jobId));
     }
 
     /**
@@ -526,22 +525,22 @@ public final class Lifecycle {
      */
     public Mono<QueueCounts> counts(String queue) {
         String sql = "WITH lanes AS (SELECT l.priority, l.enqueue_shard, pg_sequence_last_value(l.enqueue_seq) AS e,"
-                + " pg_sequence_last_value(l.claim_seq) AS c FROM " + schema.table("queue_lanes") + " l"
+                + " pg_sequence_last_value(l.claim_seq) AS c FROM " + schema.table(Table.QUEUE_LANES) + " l"
                 + " WHERE l.queue = $1),"
                 + " terminal AS (SELECT x.state, sum(x.n)::bigint AS n FROM ("
-                + "SELECT state, count AS n FROM " + schema.table("queue_terminal_rollups") + " WHERE queue = $1"
-                + " UNION ALL SELECT state, count FROM " + schema.table("queue_terminal_rollup_deltas")
+                + "SELECT state, count AS n FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUPS) + " WHERE queue = $1"
+                + " UNION ALL SELECT state, count FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                 + " WHERE queue = $1"
-                + " UNION ALL SELECT state, count FROM " + schema.table("queue_terminal_live_counts")
+                + " UNION ALL SELECT state, count FROM " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
                 + " WHERE queue = $1"
-                + " UNION ALL SELECT state, delta FROM " + schema.table("queue_terminal_count_deltas")
+                + " UNION ALL SELECT state, delta FROM " + schema.table(Table.QUEUE_TERMINAL_COUNT_DELTAS)
                 + " WHERE queue = $1) x GROUP BY x.state)"
                 + " SELECT greatest(coalesce((SELECT sum(greatest(e - c, 0)) FROM lanes), 0)"
-                + " - (SELECT count(*) FROM " + schema.table("ready_tombstones") + " t JOIN lanes l"
+                + " - (SELECT count(*) FROM " + schema.table(Table.READY_TOMBSTONES) + " t JOIN lanes l"
                 + " ON t.priority = l.priority AND t.enqueue_shard = l.enqueue_shard"
                 + " WHERE t.queue = $1 AND t.lane_seq > l.c), 0)::bigint,"
-                + " (SELECT count(*) FROM " + schema.table("leases") + " WHERE queue = $1),"
-                + " (SELECT count(*) FROM " + schema.table("deferred_jobs") + " WHERE queue = $1),"
+                + " (SELECT count(*) FROM " + schema.table(Table.LEASES) + " WHERE queue = $1),"
+                + " (SELECT count(*) FROM " + schema.table(Table.DEFERRED_JOBS) + " WHERE queue = $1),"
                 + " coalesce((SELECT n FROM terminal WHERE state = 'completed'), 0),"
                 + " coalesce((SELECT n FROM terminal WHERE state = 'failed'), 0),"
                 + " coalesce((SELECT n FROM terminal WHERE state = 'cancelled'), 0)";

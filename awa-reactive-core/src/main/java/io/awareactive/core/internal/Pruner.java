@@ -53,15 +53,16 @@ public final class Pruner {
      * Which children a ring's prune locks: {@code timed} under the lock timeout first, then {@code nowait} in one
      * {@code NOWAIT} statement.
      */
-    private record LockPlan(String timed, List<String> nowait) {
+    private record LockPlan(Table timed, List<Table> nowait) {
         static LockPlan of(Ring ring) {
             return switch (ring) {
                 // Every claimer scans the ready_segments parent: the one child where NOWAIT would rarely win.
-                case QUEUE -> new LockPlan("ready_segments", List.of("ready_entries", "ready_claim_ranges",
-                        "ready_tombstones", "done_entries", "queue_terminal_count_deltas"));
-                case LEASE -> new LockPlan("leases", List.of());
+                case QUEUE -> new LockPlan(Table.READY_SEGMENTS, List.of(Table.READY_ENTRIES,
+                        Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
+                        Table.QUEUE_TERMINAL_COUNT_DELTAS));
+                case LEASE -> new LockPlan(Table.LEASES, List.of());
                 // Receipts are the widely read side; with every receipt closed no closure can arrive.
-                case CLAIM -> new LockPlan("lease_claims", List.of("lease_claim_closures"));
+                case CLAIM -> new LockPlan(Table.LEASE_CLAIMS, List.of(Table.LEASE_CLAIM_CLOSURES));
             };
         }
     }
@@ -180,20 +181,21 @@ public final class Pruner {
         int k = target.slot();
         return switch (ring) {
             case QUEUE -> Db.queryOne(c, "SELECT CASE"
-                            + " WHEN EXISTS (SELECT 1 FROM " + schema.table("leases") + " WHERE ready_slot = $1)"
+                            + " WHEN EXISTS (SELECT 1 FROM " + schema.table(Table.LEASES) + " WHERE ready_slot = $1)"
                             + " THEN 'QUEUE_ACTIVE_LEASES'"
                             + " WHEN " + pendingReady(k) + " THEN 'QUEUE_PENDING_READY'"
-                            + " WHEN (SELECT count(*) FROM " + schema.table("lease_claims") + " WHERE ready_slot = $1)"
-                            + " <> (SELECT count(*) FROM " + schema.table("lease_claim_closures")
-                            + " WHERE ready_slot = $1) THEN 'QUEUE_UNCLOSED_CLAIM_REFS' END",
+                            + " WHEN (SELECT count(*) FROM " + schema.table(Table.LEASE_CLAIMS)
+                            + " WHERE ready_slot = $1) <> (SELECT count(*) FROM "
+                            + schema.table(Table.LEASE_CLAIM_CLOSURES) + " WHERE ready_slot = $1)"
+                            + " THEN 'QUEUE_UNCLOSED_CLAIM_REFS' END",
                     row -> Optional.ofNullable(row.get(0, String.class)).map(SkipReason::valueOf), k);
             case LEASE -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.LEASE_CURRENT))
-                    : Db.queryOne(c, "SELECT EXISTS (SELECT 1 FROM " + schema.child("leases", k) + ")",
+                    : Db.queryOne(c, "SELECT EXISTS (SELECT 1 FROM " + schema.child(Table.LEASES, k) + ")",
                             row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.LEASE_ACTIVE)
                                     : Optional.<SkipReason>empty());
             case CLAIM -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.CLAIM_CURRENT))
-                    : Db.queryOne(c, "SELECT (SELECT count(*) FROM " + schema.child("lease_claims", k) + ") <> (SELECT"
-                                    + " count(*) FROM " + schema.child("lease_claim_closures", k) + ")",
+                    : Db.queryOne(c, "SELECT (SELECT count(*) FROM " + schema.child(Table.LEASE_CLAIMS, k)
+                                    + ") <> (SELECT count(*) FROM " + schema.child(Table.LEASE_CLAIM_CLOSURES, k) + ")",
                             row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.CLAIM_OPEN)
                                     : Optional.<SkipReason>empty());
         };
@@ -211,11 +213,11 @@ public final class Pruner {
     private String pendingReady(int k) {
         String lane = "queue, priority, enqueue_shard";
         return "EXISTS (SELECT 1 FROM (SELECT " + lane + ", max(lane_seq) AS last_seq FROM "
-                + schema.child("ready_entries", k) + " GROUP BY " + lane + ") e"
-                + " LEFT JOIN " + schema.table("queue_lanes") + " l"
+                + schema.child(Table.READY_ENTRIES, k) + " GROUP BY " + lane + ") e"
+                + " LEFT JOIN " + schema.table(Table.QUEUE_LANES) + " l"
                 + " ON l.queue = e.queue AND l.priority = e.priority AND l.enqueue_shard = e.enqueue_shard"
                 + " LEFT JOIN (SELECT " + lane + ", max(next_lane_seq) AS range_end FROM "
-                + schema.child("ready_claim_ranges", k) + " GROUP BY " + lane + ") r"
+                + schema.child(Table.READY_CLAIM_RANGES, k) + " GROUP BY " + lane + ") r"
                 + " ON r.queue = e.queue AND r.priority = e.priority AND r.enqueue_shard = e.enqueue_shard"
                 + " WHERE e.last_seq >= GREATEST(COALESCE(pg_sequence_last_value(l.claim_seq), 0) + 1, r.range_end))";
     }
@@ -243,10 +245,10 @@ public final class Pruner {
         if (ring != Ring.QUEUE) {
             return Mono.empty();
         }
-        return Db.update(c, "INSERT INTO " + schema.table("queue_terminal_rollup_deltas")
+        return Db.update(c, "INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                         + " (queue, priority, state, count) SELECT queue, priority, state, count(*) FROM "
-                        + schema.child("done_entries", k) + " GROUP BY queue, priority, state")
-                .then(Db.update(c, "DELETE FROM " + schema.table("queue_terminal_live_counts")
+                        + schema.child(Table.DONE_ENTRIES, k) + " GROUP BY queue, priority, state")
+                .then(Db.update(c, "DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
                         + " WHERE ready_slot = $1", k))
                 .then();
     }
@@ -254,7 +256,7 @@ public final class Pruner {
     private Mono<Void> truncate(Connection c, Ring ring, int k, Attempt attempt) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            return Db.execute(c, "TRUNCATE " + children(Schema.families(ring), k))
+            return Db.execute(c, "TRUNCATE " + children(Schema.familyTables(ring), k))
                     .doOnSuccess(done -> {
                         long end = System.nanoTime();
                         attempt.truncateNanos = end - start;
@@ -263,7 +265,7 @@ public final class Pruner {
         });
     }
 
-    private String children(List<String> families, int k) {
+    private String children(List<Table> families, int k) {
         return families.stream().map(family -> schema.child(family, k)).collect(Collectors.joining(", "));
     }
 
@@ -323,7 +325,7 @@ public final class Pruner {
                         return Mono.just(0);
                     }
                     String sql = sealed.stream()
-                            .map(s -> Schema.families(ring).stream()
+                            .map(s -> Schema.familyTables(ring).stream()
                                     .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
                                     .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
                             .collect(Collectors.joining(" + ", "SELECT ", ""));

@@ -6,9 +6,10 @@ import io.awareactive.core.RotateOutcome;
 import io.awareactive.core.RotationBlocker;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
@@ -18,6 +19,11 @@ import reactor.core.publisher.Mono;
  * the next slot is empty and free of uncommitted writers and the ring is not idle.
  */
 public final class Rotator {
+
+    /** The busy-gate blocker of each ring family; the public blocker names its family by text. */
+    private static final Map<String, RotationBlocker> BLOCKER_BY_FAMILY = Arrays.stream(RotationBlocker.values())
+            .filter(blocker -> blocker.family() != null)
+            .collect(Collectors.toMap(RotationBlocker::family, blocker -> blocker));
 
     private final ConnectionFactory connectionFactory;
     private final Schema schema;
@@ -72,20 +78,15 @@ public final class Rotator {
 
     /** Busy gate: one blocker per non-empty family child of the next slot. */
     private Mono<Set<RotationBlocker>> busyFamilies(Connection c, Ring ring, int next) {
-        List<RotationBlocker> familyBlockers = new ArrayList<>();
-        for (RotationBlocker blocker : RotationBlocker.values()) {
-            if (blocker.ring() == ring) {
-                familyBlockers.add(blocker);
-            }
-        }
-        String sql = familyBlockers.stream()
-                .map(b -> "EXISTS (SELECT 1 FROM " + schema.child(b.family(), next) + ")")
+        List<Table> families = Schema.familyTables(ring);
+        String sql = families.stream()
+                .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, next) + ")")
                 .collect(Collectors.joining(", ", "SELECT ", ""));
         return Db.queryOne(c, sql, row -> {
             Set<RotationBlocker> busy = EnumSet.noneOf(RotationBlocker.class);
-            for (int i = 0; i < familyBlockers.size(); i++) {
+            for (int i = 0; i < families.size(); i++) {
                 if (Db.get(row, i, Boolean.class)) {
-                    busy.add(familyBlockers.get(i));
+                    busy.add(BLOCKER_BY_FAMILY.get(families.get(i).sqlName()));
                 }
             }
             return busy;
@@ -112,7 +113,7 @@ public final class Rotator {
      * would never rotate, and its one slot would keep every deleted lease for vacuum to clean.
      */
     private Mono<Boolean> ringIsIdle(Connection c, Ring ring, int current, int next) {
-        String empty = Schema.families(ring).stream()
+        String empty = Schema.familyTables(ring).stream()
                 .map(family -> "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")")
                 .collect(Collectors.joining(" AND "));
         String sql = "SELECT " + empty + " AND NOT (" + storageBytes(ring, current) + " > 0 AND "
@@ -122,8 +123,8 @@ public final class Rotator {
 
     /** The bytes of a slot's family children (a truncated or never written child has none). */
     private String storageBytes(Ring ring, int slot) {
-        return Schema.families(ring).stream()
-                .map(family -> "pg_relation_size('" + schema.child(family, slot).replace("'", "''") + "')")
+        return Schema.familyTables(ring).stream()
+                .map(family -> "pg_relation_size(" + Schema.literal(schema.child(family, slot)) + ")")
                 .collect(Collectors.joining(" + ", "(", ")"));
     }
 

@@ -1,11 +1,12 @@
 package io.awareactive.core.internal;
 
 import io.awareactive.core.Ring;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Names in one installation: quoted, schema-qualified tables and children, ring families and advisory-lock keys.
- * The schema name was validated ({@link Validation#requireSchemaName(String, String)}) and is quoted anyway.
+ * Names in one installation: quoted, schema-qualified tables, children and functions, ring families and advisory-lock
+ * keys. The schema name was validated ({@link Validation#requireSchemaName(String, String)}) and is quoted anyway.
  *
  * @param name the unquoted schema name
  */
@@ -30,7 +31,18 @@ public record Schema(String name) {
     }
 
     /**
-     * A schema-qualified table.
+     * A schema-qualified table or sequence.
+     *
+     * @param table the table
+     * @return {@code "schema".table}
+     */
+    public String table(Table table) {
+        return table(table.sqlName());
+    }
+
+    /**
+     * A schema-qualified table named by text: only for the installer's DDL, which names relations outside
+     * {@link Table} too; run-time statements use {@link #table(Table)}.
      *
      * @param table an unquoted table name made of {@code [a-z0-9_]}
      * @return {@code "schema".table}
@@ -42,12 +54,49 @@ public record Schema(String name) {
     /**
      * A schema-qualified ring child: the statement's lock footprint is that child, whatever plan is cached.
      *
+     * @param family a ring family
+     * @param slot the slot
+     * @return {@code "schema".family_slot}
+     * @throws IllegalArgumentException when the table is not a ring family
+     */
+    public String child(Table family, int slot) {
+        if (family.ring() == null) {
+            throw new IllegalArgumentException(family.sqlName() + " is not a ring family");
+        }
+        return child(family.sqlName(), slot);
+    }
+
+    /**
+     * A schema-qualified ring child named by text: only for the installer's DDL; run-time statements use
+     * {@link #child(Table, int)}.
+     *
      * @param family the family (parent table)
      * @param slot the slot
      * @return {@code "schema".family_slot}
      */
     public String child(String family, int slot) {
         return table(family + '_' + slot);
+    }
+
+    /**
+     * A schema-qualified server-side function, to be followed by its argument list.
+     *
+     * @param function the function
+     * @return {@code "schema".function}
+     */
+    public String function(SqlFunction function) {
+        return table(function.sqlName());
+    }
+
+    /**
+     * A name as a SQL string literal, for the functions and casts that take a relation by name
+     * ({@code pg_relation_size}, {@code ::regclass}).
+     *
+     * @param name a schema-qualified name
+     * @return {@code '"schema".name'}, with any single quote doubled
+     */
+    public static String literal(String name) {
+        return '\'' + name.replace("'", "''") + '\'';
     }
 
     /**
@@ -84,18 +133,24 @@ public record Schema(String name) {
     }
 
     /**
-     * The families (parent tables) of a ring, in truncate order.
+     * The families (parent tables) of a ring, in truncate order: the {@link Table} constants of the ring, in
+     * declaration order.
      *
      * @param ring the ring
-     * @return the family names
+     * @return the families
+     */
+    public static List<Table> familyTables(Ring ring) {
+        return Arrays.stream(Table.values()).filter(table -> table.ring() == ring).toList();
+    }
+
+    /**
+     * The names of {@link #familyTables(Ring)}, for the installer's DDL.
+     *
+     * @param ring the ring
+     * @return the family names, in truncate order
      */
     public static List<String> families(Ring ring) {
-        return switch (ring) {
-            case QUEUE -> List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
-                    "done_entries", "queue_terminal_count_deltas");
-            case LEASE -> List.of("leases");
-            case CLAIM -> List.of("lease_claims", "lease_claim_closures");
-        };
+        return familyTables(ring).stream().map(Table::sqlName).toList();
     }
 
     /**
@@ -103,13 +158,13 @@ public record Schema(String name) {
      * next-slot children for uncommitted writers.
      *
      * @param ring the ring
-     * @return the family names
+     * @return the families
      */
-    public static List<String> insertTargets(Ring ring) {
+    public static List<Table> insertTargets(Ring ring) {
         return switch (ring) {
-            case QUEUE -> List.of("ready_entries", "ready_segments");
-            case LEASE -> List.of("leases");
-            case CLAIM -> List.of("lease_claims");
+            case QUEUE -> List.of(Table.READY_ENTRIES, Table.READY_SEGMENTS);
+            case LEASE -> List.of(Table.LEASES);
+            case CLAIM -> List.of(Table.LEASE_CLAIMS);
         };
     }
 

@@ -131,7 +131,7 @@ public final class TerminalRollup {
         return Db.execute(c, "LOCK TABLE " + deltas(k) + " IN ACCESS EXCLUSIVE MODE")
                 .then(Db.queryOne(c, "SELECT count(*) FROM " + deltas(k), row -> Db.get(row, 0, Long.class)))
                 .flatMap(rows -> rows == 0 ? Mono.<RollupOutcome>just(new RollupOutcome.Empty(k))
-                        : Db.update(c, "INSERT INTO " + schema.table("queue_terminal_live_counts")
+                        : Db.update(c, "INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
                                         + " AS l (ready_slot, queue, priority, state, count)"
                                         + " SELECT $1, queue, priority, state, sum(delta) FROM " + deltas(k)
                                         + " GROUP BY queue, priority, state"
@@ -142,7 +142,7 @@ public final class TerminalRollup {
     }
 
     private String deltas(int k) {
-        return schema.child("queue_terminal_count_deltas", k);
+        return schema.child(Table.QUEUE_TERMINAL_COUNT_DELTAS, k);
     }
 
     private RollupOutcome ended(int slot, Throwable error) {
@@ -164,9 +164,9 @@ public final class TerminalRollup {
      */
     public Mono<Long> foldTerminalCounts() {
         return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
-                .then(Db.queryOne(c, "WITH moved AS (DELETE FROM " + schema.table("queue_terminal_rollup_deltas")
+                .then(Db.queryOne(c, "WITH moved AS (DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                                 + " RETURNING queue, priority, state, count), folded AS (INSERT INTO "
-                                + schema.table("queue_terminal_rollups") + " AS r (queue, priority, state, count)"
+                                + schema.table(Table.QUEUE_TERMINAL_ROLLUPS) + " AS r (queue, priority, state, count)"
                                 + " SELECT queue, priority, state, sum(count) FROM moved"
                                 + " GROUP BY queue, priority, state ON CONFLICT (queue, priority, state)"
                                 + " DO UPDATE SET count = r.count + EXCLUDED.count)"

@@ -3,6 +3,7 @@ package io.awareactive.maintenance.internal;
 import io.awareactive.core.Ring;
 import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.Schema;
+import io.awareactive.core.internal.Table;
 import io.awareactive.maintenance.LockHolder;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -28,27 +29,24 @@ final class BlockerQuery {
 
     Mono<List<LockHolder>> holders(Ring ring, int slot) {
         List<String> relations = new ArrayList<>();
-        for (String family : Schema.families(ring)) {
+        for (Table family : Schema.familyTables(ring)) {
             relations.add(schema.child(family, slot));
         }
         relations.add(schema.ringSlots(ring));
         // The names are built from a validated schema and fixed family names; regclass casts resolve them.
         String oids = relations.stream()
-                .map(name -> "'" + name.replace("'", "''") + "'::regclass")
+                .map(name -> Schema.literal(name) + "::regclass")
                 .collect(Collectors.joining(", "));
-        String sql = """
-                SELECT a.pid, a.application_name, a.backend_xmin::text, a.state,
-                       EXTRACT(EPOCH FROM (clock_timestamp() - a.xact_start))::float8, a.wait_event,
-                       left(a.query, $2)
-                FROM pg_stat_activity a
-                WHERE a.pid <> pg_backend_pid()
-                  AND a.pid IN (
-                    SELECT l.pid FROM pg_locks l
-                    WHERE l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                      AND ((l.locktype = 'relation' AND l.relation IN (%s))
-                        OR (l.locktype = 'advisory' AND l.objsubid = 1
-                            AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($1, 0))))
-                ORDER BY a.pid""".formatted(oids);
+        String sql = "SELECT a.pid, a.application_name, a.backend_xmin::text, a.state,"
+                + " EXTRACT(EPOCH FROM (clock_timestamp() - a.xact_start))::float8, a.wait_event, left(a.query, $2)"
+                + " FROM pg_stat_activity a"
+                + " WHERE a.pid <> pg_backend_pid()"
+                + " AND a.pid IN (SELECT l.pid FROM pg_locks l"
+                + " WHERE l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + " AND ((l.locktype = 'relation' AND l.relation IN (" + oids + "))"
+                + " OR (l.locktype = 'advisory' AND l.objsubid = 1"
+                + " AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($1, 0))))"
+                + " ORDER BY a.pid";
         return Db.withConnection(connectionFactory, c -> Db.query(c, sql, row -> {
             String xmin = row.get(2, String.class);
             Double age = row.get(4, Double.class);

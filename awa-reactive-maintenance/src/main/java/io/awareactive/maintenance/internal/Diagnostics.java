@@ -112,11 +112,10 @@ public final class Diagnostics {
     }
 
     private static Mono<Map<String, Override>> roleSettings(Connection c) {
-        return Db.query(c, """
-                        SELECT s.setdatabase <> 0, s.setrole <> 0, s.setconfig
-                        FROM pg_db_role_setting s
-                        WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
-                          AND s.setrole IN (0, (SELECT oid FROM pg_roles WHERE rolname = session_user))""",
+        return Db.query(c, "SELECT s.setdatabase <> 0, s.setrole <> 0, s.setconfig FROM pg_db_role_setting s"
+                        + " WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database"
+                        + " WHERE datname = current_database()))"
+                        + " AND s.setrole IN (0, (SELECT oid FROM pg_roles WHERE rolname = session_user))",
                         row -> {
                             String[] config = row.get(2, String[].class);
                             return new RoleSettingRow(Db.get(row, 0, Boolean.class), Db.get(row, 1, Boolean.class),
