@@ -256,7 +256,7 @@ public final class Pruner {
     private Mono<Void> truncate(Connection c, Ring ring, int k, Attempt attempt) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            return Db.execute(c, "TRUNCATE " + children(Schema.familyTables(ring), k))
+            return Db.execute(c, "TRUNCATE " + children(Schema.families(ring), k))
                     .doOnSuccess(done -> {
                         long end = System.nanoTime();
                         attempt.truncateNanos = end - start;
@@ -325,7 +325,7 @@ public final class Pruner {
                         return Mono.just(0);
                     }
                     String sql = sealed.stream()
-                            .map(s -> Schema.familyTables(ring).stream()
+                            .map(s -> Schema.families(ring).stream()
                                     .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
                                     .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
                             .collect(Collectors.joining(" + ", "SELECT ", ""));

@@ -78,7 +78,7 @@ public final class Rotator {
 
     /** Busy gate: one blocker per non-empty family child of the next slot. */
     private Mono<Set<RotationBlocker>> busyFamilies(Connection c, Ring ring, int next) {
-        List<Table> families = Schema.familyTables(ring);
+        List<Table> families = Schema.families(ring);
         String sql = families.stream()
                 .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, next) + ")")
                 .collect(Collectors.joining(", ", "SELECT ", ""));
@@ -113,7 +113,7 @@ public final class Rotator {
      * would never rotate, and its one slot would keep every deleted lease for vacuum to clean.
      */
     private Mono<Boolean> ringIsIdle(Connection c, Ring ring, int current, int next) {
-        String empty = Schema.familyTables(ring).stream()
+        String empty = Schema.families(ring).stream()
                 .map(family -> "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")")
                 .collect(Collectors.joining(" AND "));
         String sql = "SELECT " + empty + " AND NOT (" + storageBytes(ring, current) + " > 0 AND "
@@ -123,7 +123,7 @@ public final class Rotator {
 
     /** The bytes of a slot's family children (a truncated or never written child has none). */
     private String storageBytes(Ring ring, int slot) {
-        return Schema.familyTables(ring).stream()
+        return Schema.families(ring).stream()
                 .map(family -> "pg_relation_size(" + Schema.literal(schema.child(family, slot)) + ")")
                 .collect(Collectors.joining(" + ", "(", ")"));
     }

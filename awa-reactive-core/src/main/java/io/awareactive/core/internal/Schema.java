@@ -37,18 +37,12 @@ public record Schema(String name) {
      * @return {@code "schema".table}
      */
     public String table(Table table) {
-        return table(table.sqlName());
+        return qualified(table.sqlName());
     }
 
-    /**
-     * A schema-qualified table named by text: only for the installer's DDL, which names relations outside
-     * {@link Table} too; run-time statements use {@link #table(Table)}.
-     *
-     * @param table an unquoted table name made of {@code [a-z0-9_]}
-     * @return {@code "schema".table}
-     */
-    public String table(String table) {
-        return quoted() + '.' + table;
+    /** Qualifies a relation or function name; the per-ring control tables are named by ring, not by {@link Table}. */
+    private String qualified(String relation) {
+        return quoted() + '.' + relation;
     }
 
     /**
@@ -63,19 +57,7 @@ public record Schema(String name) {
         if (family.ring() == null) {
             throw new IllegalArgumentException(family.sqlName() + " is not a ring family");
         }
-        return child(family.sqlName(), slot);
-    }
-
-    /**
-     * A schema-qualified ring child named by text: only for the installer's DDL; run-time statements use
-     * {@link #child(Table, int)}.
-     *
-     * @param family the family (parent table)
-     * @param slot the slot
-     * @return {@code "schema".family_slot}
-     */
-    public String child(String family, int slot) {
-        return table(family + '_' + slot);
+        return qualified(family.sqlName() + '_' + slot);
     }
 
     /**
@@ -85,7 +67,7 @@ public record Schema(String name) {
      * @return {@code "schema".function}
      */
     public String function(SqlFunction function) {
-        return table(function.sqlName());
+        return qualified(function.sqlName());
     }
 
     /**
@@ -139,18 +121,8 @@ public record Schema(String name) {
      * @param ring the ring
      * @return the families
      */
-    public static List<Table> familyTables(Ring ring) {
+    public static List<Table> families(Ring ring) {
         return Arrays.stream(Table.values()).filter(table -> table.ring() == ring).toList();
-    }
-
-    /**
-     * The names of {@link #familyTables(Ring)}, for the installer's DDL.
-     *
-     * @param ring the ring
-     * @return the family names, in truncate order
-     */
-    public static List<String> families(Ring ring) {
-        return familyTables(ring).stream().map(Table::sqlName).toList();
     }
 
     /**
@@ -175,7 +147,7 @@ public record Schema(String name) {
      * @return {@code "schema".<ring>_ring_rotations}
      */
     public String ledger(Ring ring) {
-        return table(ring.label() + "_ring_rotations");
+        return qualified(ring.label() + "_ring_rotations");
     }
 
     /**
@@ -185,7 +157,7 @@ public record Schema(String name) {
      * @return {@code "schema".<ring>_ring_state}
      */
     public String ringState(Ring ring) {
-        return table(ring.label() + "_ring_state");
+        return qualified(ring.label() + "_ring_state");
     }
 
     /**
@@ -195,7 +167,7 @@ public record Schema(String name) {
      * @return {@code "schema".<ring>_ring_slots}
      */
     public String ringSlots(Ring ring) {
-        return table(ring.label() + "_ring_slots");
+        return qualified(ring.label() + "_ring_slots");
     }
 
     /**

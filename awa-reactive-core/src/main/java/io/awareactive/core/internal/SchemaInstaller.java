@@ -103,22 +103,26 @@ public final class SchemaInstaller {
         }
     }
 
+    /** What the catalog shows of the schema: its version table, any table at all, the checksum column. */
+    private record Found(boolean versionTable, boolean anyTable, boolean checksums) {
+    }
+
     private Mono<Installed> read(Connection c) {
         return Db.queryOne(c, """
-                SELECT to_regclass(format('%I.%I', $1::text, 'awa_reactive_schema_version')) IS NOT NULL,
+                SELECT to_regclass(format('%I.%I', $1::text, $2::text)) IS NOT NULL,
                        EXISTS (SELECT 1 FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace
                                WHERE n.nspname = $1 AND k.relkind IN ('r', 'p', 'v', 'm', 'f')),
                        EXISTS (SELECT 1 FROM pg_attribute a
-                               WHERE a.attrelid = to_regclass(format('%I.%I', $1::text, 'awa_reactive_schema_version'))
+                               WHERE a.attrelid = to_regclass(format('%I.%I', $1::text, $2::text))
                                  AND a.attname = 'checksum' AND NOT a.attisdropped)""",
-                row -> new boolean[] {Db.get(row, 0, Boolean.class), Db.get(row, 1, Boolean.class),
-                        Db.get(row, 2, Boolean.class)}, schema.name())
+                row -> new Found(Db.get(row, 0, Boolean.class), Db.get(row, 1, Boolean.class),
+                        Db.get(row, 2, Boolean.class)), schema.name(), Table.SCHEMA_VERSION.sqlName())
                 .flatMap(found -> {
-                    boolean versioned = found[0];
-                    if (!versioned) {
-                        return Mono.just(new Installed(!found[1], found[1], Collections.emptySortedMap(), Map.of()));
+                    if (!found.versionTable()) {
+                        return Mono.just(new Installed(!found.anyTable(), found.anyTable(),
+                                Collections.emptySortedMap(), Map.of()));
                     }
-                    return appliedSteps(c, found[2]).zipWith(installedSlotCounts(c),
+                    return appliedSteps(c, found.checksums()).zipWith(installedSlotCounts(c),
                             (applied, slots) -> new Installed(false, false, applied, slots));
                 });
     }
@@ -126,7 +130,7 @@ public final class SchemaInstaller {
     /** The recorded steps; before step 2 the table has no checksum column (release 0.1.0 recorded none). */
     private Mono<SortedMap<Integer, Optional<String>>> appliedSteps(Connection c, boolean hasChecksums) {
         String sql = "SELECT version, " + (hasChecksums ? "checksum" : "NULL::text") + " FROM "
-                + schema.table("awa_reactive_schema_version") + " ORDER BY version";
+                + schema.table(Table.SCHEMA_VERSION) + " ORDER BY version";
         return Db.query(c, sql, row -> Map.entry(Db.get(row, 0, Integer.class),
                         Optional.ofNullable(row.get(1, String.class))))
                 .collect(TreeMap<Integer, Optional<String>>::new, (map, e) -> map.put(e.getKey(), e.getValue()))
@@ -196,7 +200,7 @@ public final class SchemaInstaller {
     /** Runs one step's script and confirms it recorded itself (every step file ends with its own row). */
     private Mono<Void> applyStep(Connection c, SchemaSteps.Step step) {
         return Db.execute(c, SchemaSteps.render(step, schema, slotCounts))
-                .then(Db.queryOne(c, "SELECT count(*) FROM " + schema.table("awa_reactive_schema_version")
+                .then(Db.queryOne(c, "SELECT count(*) FROM " + schema.table(Table.SCHEMA_VERSION)
                         + " WHERE version = $1", row -> Db.get(row, 0, Long.class), step.version()))
                 .flatMap(rows -> rows == 1 ? Mono.<Void>empty()
                         : Mono.error(new IllegalStateException("schema step " + step.fileName()

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The tables and sequences of an installation, one constant each, so run-time statements name them only through
  * {@link Schema#table(Table)} and {@link Schema#child(Table, int)}. Ring families carry their ring and are declared
- * in truncate order ({@link Schema#familyTables(Ring)}). The per-ring ledger, state and slot tables are named by
+ * in truncate order ({@link Schema#families(Ring)}). The per-ring ledger, state and slot tables are named by
  * {@link Schema#ledger(Ring)}, {@link Schema#ringState(Ring)} and {@link Schema#ringSlots(Ring)}; each lane's two
  * sequences are created by {@link SqlFunction#CREATE_LANE} and reached through {@link #QUEUE_LANES}.
  */

@@ -55,7 +55,7 @@ final class PrunerSeamIntegrationTests {
 
     @Test
     void shouldGuardTheCurrentLeaseSlot() {
-        db.execute("INSERT INTO " + schema.table("leases") + " (lease_slot, job_id, run_lease, lease_generation,"
+        db.execute("INSERT INTO " + schema.table(Table.LEASES) + " (lease_slot, job_id, run_lease, lease_generation,"
                 + " ready_slot, ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq,"
                 + " attempt, max_attempts, worker_id, heartbeat_at) VALUES (1, 1, 1, 1, 1, 1, 1, 1, 'q', 2, 0, 1, 1,"
                 + " 3, 'w', now())");
@@ -64,21 +64,21 @@ final class PrunerSeamIntegrationTests {
 
         assertThat(outcome).isEqualTo(new PruneOutcome.SkippedActive(1, SkipReason.LEASE_CURRENT));
         assertThat(outcome.reasonLabel()).isEqualTo("lease.current");
-        assertThat(db.queryLong("SELECT count(*) FROM " + schema.child("leases", 1))).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM " + schema.child(Table.LEASES, 1))).isEqualTo(1);
     }
 
     @Test
     void shouldGuardTheCurrentClaimSlot() {
-        db.execute("INSERT INTO " + schema.table("lease_claims") + " (claim_slot, receipt_id, claim_generation,"
+        db.execute("INSERT INTO " + schema.table(Table.LEASE_CLAIMS) + " (claim_slot, receipt_id, claim_generation,"
                         + " job_id, run_lease, ready_slot, ready_generation, lease_slot) VALUES (1, 1, 1, 1, 1, 1, 1, 1)",
-                "INSERT INTO " + schema.table("lease_claim_closures") + " (claim_slot, receipt_id, job_id, run_lease,"
+                "INSERT INTO " + schema.table(Table.LEASE_CLAIM_CLOSURES) + " (claim_slot, receipt_id, job_id, run_lease,"
                         + " ready_slot, ready_generation, outcome) VALUES (1, 1, 1, 1, 1, 1, 'completed')");
 
         PruneOutcome outcome = forcingCurrentSlot().prune(Ring.CLAIM).block(WAIT);
 
         assertThat(outcome).isEqualTo(new PruneOutcome.SkippedActive(1, SkipReason.CLAIM_CURRENT));
         assertThat(outcome.reasonLabel()).isEqualTo("claim.current");
-        assertThat(db.queryLong("SELECT count(*) FROM " + schema.child("lease_claims", 1))).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM " + schema.child(Table.LEASE_CLAIMS, 1))).isEqualTo(1);
     }
 
     @Test

@@ -29,7 +29,7 @@ final class BlockerQuery {
 
     Mono<List<LockHolder>> holders(Ring ring, int slot) {
         List<String> relations = new ArrayList<>();
-        for (Table family : Schema.familyTables(ring)) {
+        for (Table family : Schema.families(ring)) {
             relations.add(schema.child(family, slot));
         }
         relations.add(schema.ringSlots(ring));
