@@ -16,15 +16,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Keeps the code samples of the README and docs/ compiled: a fenced block preceded by
  * {@code <!-- sample: <path in this module>#<tag> -->} must equal the lines between {@code tag::<tag>[]} and
- * {@code end::<tag>[]} in that file (common indentation removed, nested tag lines dropped). In the README and
- * getting-started.md every Java block must carry such a marker.
+ * {@code end::<tag>[]} in that file (common indentation removed, nested tag lines dropped). In the README,
+ * getting-started.md and schema-migrations.md every Java block must carry such a marker.
  */
 final class DocSamplesUnitTests {
 
     private static final Path MODULE = Path.of("").toAbsolutePath();
     private static final Path ROOT = MODULE.getParent();
     private static final List<Path> OWN_DOCS = List.of(ROOT.resolve("README.md"),
-            ROOT.resolve("docs/getting-started.md"));
+            ROOT.resolve("docs/getting-started.md"), ROOT.resolve("docs/schema-migrations.md"));
     private static final Pattern MARKER = Pattern.compile("<!-- sample: ([^#\\s]+)#([\\w-]+) -->");
     private static final Pattern FENCE = Pattern.compile("```(\\w*)");
 
@@ -43,7 +43,8 @@ final class DocSamplesUnitTests {
         assertThat(OWN_DOCS).allMatch(Files::isRegularFile);
         assertThat(samples).extracting(Sample::tag)
                 .contains("quickstart", "storage", "enqueue", "transactional", "worker", "maintenance", "shutdown",
-                        "lifecycle", "endpoints", "properties");
+                        "lifecycle", "endpoints", "properties", "export", "flyway", "flyway-migrate",
+                        "flyway-baseline", "changeset", "include", "liquibase", "liquibase-sync", "grants");
     }
 
     @Test
