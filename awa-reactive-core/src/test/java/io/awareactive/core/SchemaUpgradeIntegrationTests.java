@@ -355,7 +355,8 @@ final class SchemaUpgradeIntegrationTests {
         assertThatThrownBy(() -> storage(schema).verifyInstalled().block(WAIT))
                 .isInstanceOf(AwaReactiveException.class)
                 .hasMessage("schema " + schema + " is at version 1, this library needs version 2; run"
-                        + " QueueStorage.install() to upgrade it in place (docs/operations.md, Upgrading)");
+                        + " QueueStorage.install() to upgrade it in place, or apply the missing"
+                        + " QueueStorage.migrationScripts() with your migration tool (docs/operations.md, Upgrading)");
 
         assertThat(catalog(schema)).isEqualTo(catalog);
     }

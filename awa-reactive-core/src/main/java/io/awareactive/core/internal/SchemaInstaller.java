@@ -82,7 +82,8 @@ public final class SchemaInstaller {
             if (installed.version() < SchemaSteps.latestVersion()) {
                 throw new AwaReactiveException("schema " + schema.name() + " is at version " + installed.version()
                         + ", this library needs version " + SchemaSteps.latestVersion()
-                        + "; run QueueStorage.install() to upgrade it in place (docs/operations.md, Upgrading)");
+                        + "; run QueueStorage.install() to upgrade it in place, or apply the missing"
+                        + " QueueStorage.migrationScripts() with your migration tool (docs/operations.md, Upgrading)");
             }
         })).then();
     }

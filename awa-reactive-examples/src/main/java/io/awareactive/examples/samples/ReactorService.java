@@ -43,7 +43,7 @@ public final class ReactorService {
                 .schema("awa_reactive")                         // the default; one installation per schema
                 .pruneLockTimeout(Duration.ofMillis(10))        // the default
                 .build());
-        storage.install().block();  // idempotent: creates the schema, or verifies it (slot counts must match)
+        storage.install().block();  // idempotent: creates, upgrades or checks the schema (slot counts must match)
         // end::storage[]
         return storage;
     }
