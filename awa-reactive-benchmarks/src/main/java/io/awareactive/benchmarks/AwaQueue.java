@@ -108,6 +108,11 @@ final class AwaQueue implements QueueSystem<Job> {
     }
 
     @Override
+    public Mono<Void> completeAll(List<Job> jobs) {
+        return storage.completeAll(jobs).then();
+    }
+
+    @Override
     public Mono<Void> lookup(long jobId, String mode) {
         if (mode.equals("parent")) {
             return Db.withConnection(pool, c -> Db.query(c, parentLookupSql, row -> 1, jobId).then());

@@ -33,6 +33,7 @@ final class BaselineQueue implements QueueSystem<Long> {
     private final String enqueueSql;
     private final String claimSql;
     private final String completeSql;
+    private final String completeAllSql;
     private final String lookupSql;
     private final String countSql;
 
@@ -49,6 +50,7 @@ final class BaselineQueue implements QueueSystem<Long> {
                 + " UPDATE " + jobs + " j SET state = 'running', attempt = j.attempt + 1, locked_by = $3,"
                 + " heartbeat_at = now() FROM picked WHERE j.id = picked.id RETURNING j.id, j.kind, j.args, j.attempt";
         this.completeSql = "DELETE FROM " + jobs + " WHERE id = $1 AND state = 'running'";
+        this.completeAllSql = "DELETE FROM " + jobs + " WHERE id = ANY($1::bigint[]) AND state = 'running'";
         this.lookupSql = "SELECT state, attempt FROM " + jobs + " WHERE id = $1";
         this.countSql = "SELECT count(*) FILTER (WHERE state = 'ready'), count(*) FILTER (WHERE state = 'running')"
                 + " FROM " + jobs + " WHERE queue = $1";
@@ -122,6 +124,12 @@ final class BaselineQueue implements QueueSystem<Long> {
     @Override
     public Mono<Void> complete(Long jobId) {
         return Db.withConnection(pool, c -> Db.update(c, completeSql, jobId)).then();
+    }
+
+    @Override
+    public Mono<Void> completeAll(List<Long> jobIds) {
+        return Db.withConnection(pool, c -> Db.update(c, completeAllSql, (Object) jobIds.toArray(Long[]::new)))
+                .then();
     }
 
     @Override

@@ -32,7 +32,11 @@ final class BenchOptions {
             new Flag("duration", "D", "per scenario: 60s, 90s, -, 30s, 30s, 30s",
                     "measured time of one run (one system, one case), after the warm-up"),
             new Flag("warmup", "D", "5s", "unmeasured time before each run"),
-            new Flag("workers", "N", "4", "worker loops: claim a batch, complete each job in its own transaction"),
+            new Flag("workers", "N", "4", "worker loops: claim a batch, complete its jobs (see --acks), claim again"),
+            new Flag("acks", "MODE", "each",
+                    "each: every completion in its own transaction (what db-scheduler and JobRunr do); batch: a"
+                            + " claimed batch's completions in one (awa-reactive completeAll, baseline DELETE ... ="
+                            + " ANY($1))"),
             new Flag("producers", "N", "1", "producer loops enqueueing batches while the backlog is below --backlog"),
             new Flag("claim-batch", "N", "10", "jobs per claim"),
             new Flag("enqueue-batch", "N", "50", "jobs per enqueue round trip"),
@@ -63,6 +67,7 @@ final class BenchOptions {
 
     private static final Set<String> SYSTEMS = Set.of("awa-reactive", "baseline");
     private static final Set<String> LOOKUP_MODES = Set.of("api", "parent");
+    private static final Set<String> ACK_MODES = Set.of("each", "batch");
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
 
     private final @Nullable ScenarioName scenario;
@@ -142,6 +147,7 @@ final class BenchOptions {
         }
         warmup();
         workers();
+        batchedAcks();
         producers();
         claimBatch();
         enqueueBatch();
@@ -228,6 +234,15 @@ final class BenchOptions {
 
     int workers() {
         return positiveInt("workers", 4);
+    }
+
+    /** Whether a worker completes a claimed batch in one transaction ({@code --acks batch}). */
+    boolean batchedAcks() {
+        String mode = values.getOrDefault("acks", "each");
+        if (!ACK_MODES.contains(mode)) {
+            throw new IllegalArgumentException("--acks must be each or batch, was " + mode);
+        }
+        return mode.equals("batch");
     }
 
     int producers() {

@@ -36,6 +36,9 @@ interface QueueSystem<J> extends AutoCloseable {
     /** Completes one claimed job in its own transaction. */
     Mono<Void> complete(J job);
 
+    /** Completes claimed jobs in one transaction, as a user who batches acknowledgements would. */
+    Mono<Void> completeAll(List<J> jobs);
+
     /** Reads one job by id (the result is discarded). */
     Mono<Void> lookup(long jobId, String mode);
 

@@ -20,7 +20,8 @@ import reactor.core.publisher.Mono;
 /**
  * The closed loop every throughput-like scenario drives, identical for both systems: producers enqueue batches while
  * the backlog (enqueued minus completed) is below a bound; each worker claims a batch, then completes its jobs one by
- * one, each in its own transaction, and claims again (after a short idle poll when the claim came back empty).
+ * one, each in its own transaction (or, with {@code --acks batch}, all in one), and claims again (after a short idle
+ * poll when the claim came back empty).
  *
  * @param <J> the claimed-job handle of the system
  */
@@ -33,11 +34,12 @@ final class Workload<J> {
     private static final int RECENT_IDS = 4096;
 
     /** The loop's shape. */
-    record Settings(int producers, int workers, int claimBatch, int enqueueBatch, int backlog) {
+    record Settings(int producers, int workers, int claimBatch, int enqueueBatch, int backlog,
+            boolean batchedAcks) {
 
         static Settings of(BenchOptions options) {
             return new Settings(options.producers(), options.workers(), options.claimBatch(), options.enqueueBatch(),
-                    options.backlog());
+                    options.backlog(), options.batchedAcks());
         }
     }
 
@@ -121,18 +123,26 @@ final class Workload<J> {
                             emptyClaims.incrementAndGet();
                             return Mono.delay(IDLE_POLL).then();
                         }
+                        if (settings.batchedAcks()) {
+                            return acknowledge(system.completeAll(jobs), jobs.size());
+                        }
                         return Flux.fromIterable(jobs)
-                                .concatMap(job -> Mono.defer(() -> {
-                                    long completing = System.nanoTime();
-                                    return system.complete(job).doOnSuccess(done -> {
-                                        completeLatency.recordNanos(System.nanoTime() - completing);
-                                        completed.incrementAndGet();
-                                    });
-                                }).onErrorResume(this::pauseAfterError))
+                                .concatMap(job -> acknowledge(system.complete(job), 1))
                                 .then();
                     })
                     .onErrorResume(this::pauseAfterError);
         }).repeat(() -> running).then();
+    }
+
+    /** Runs one acknowledgement transaction, recording its latency and the jobs it completed. */
+    private Mono<Void> acknowledge(Mono<Void> transaction, int jobs) {
+        return Mono.defer(() -> {
+            long completing = System.nanoTime();
+            return transaction.doOnSuccess(done -> {
+                completeLatency.recordNanos(System.nanoTime() - completing);
+                completed.addAndGet(jobs);
+            });
+        }).onErrorResume(this::pauseAfterError);
     }
 
     private Mono<Void> pauseAfterError(Throwable error) {
@@ -156,7 +166,7 @@ final class Workload<J> {
         return claimLatency;
     }
 
-    /** Latency of one completion (its own transaction). */
+    /** Latency of one acknowledgement transaction (one job, or a claimed batch with {@code --acks batch}). */
     Latency completeLatency() {
         return completeLatency;
     }

@@ -140,6 +140,15 @@ final class BenchOptionsUnitTests {
         }
 
         @Test
+        void shouldAcknowledgeEachJobAloneUnlessAskedToBatch() {
+            assertThat(BenchOptions.parse("1").batchedAcks()).isFalse();
+            assertThat(BenchOptions.parse("1", "--acks", "each").batchedAcks()).isFalse();
+            assertThat(BenchOptions.parse("1", "--acks", "batch").batchedAcks()).isTrue();
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--acks", "some"))
+                    .withMessage("--acks must be each or batch, was some");
+        }
+
+        @Test
         void shouldListEveryScenarioAndFlagInTheHelp() {
             String usage = BenchOptions.usage();
             for (ScenarioName name : ScenarioName.values()) {

@@ -422,6 +422,33 @@ public final class QueueStorage {
     }
 
     /**
+     * Completes several attempts with one statement and one commit per {@value #COMPLETE_BATCH} attempts (group
+     * commit): each is ended exactly as {@link #complete(Job)} ends it, and an attempt that is no longer live is
+     * {@link AttemptResult#LOST} without affecting the others. A {@link Worker} batches its completions this way by
+     * itself ({@link WorkerConfig#ackBatchSize()}).
+     *
+     * @param jobs the attempts; duplicates are allowed (all but the first end {@link AttemptResult#LOST})
+     * @return one result per job, in the order given; an empty list for no jobs (no SQL). A database failure is an
+     *     error signal: then the batch that failed wrote nothing, batches before it stay committed
+     * @throws IllegalArgumentException when {@code jobs} is null or holds null
+     */
+    public Mono<List<AttemptResult>> completeAll(Collection<Job> jobs) {
+        if (jobs == null) {
+            throw new IllegalArgumentException("jobs must not be null");
+        }
+        jobs.forEach(QueueStorage::requireJob);
+        List<Job> copy = List.copyOf(jobs);
+        return Flux.range(0, (copy.size() + COMPLETE_BATCH - 1) / COMPLETE_BATCH)
+                .concatMap(batch -> lifecycle.completeAll(copy.subList(batch * COMPLETE_BATCH,
+                        Math.min(copy.size(), (batch + 1) * COMPLETE_BATCH))))
+                .<AttemptResult>concatMapIterable(results -> results)
+                .collectList();
+    }
+
+    /** The most attempts {@link #completeAll(Collection)} ends in one statement and one commit. */
+    public static final int COMPLETE_BATCH = Lifecycle.MAX_COMPLETE_BATCH;
+
+    /**
      * Fails an attempt. While attempts remain, the job is retried after {@code min(base * factor^(attempt - 1),
      * max) * (1 +- jitter)} through the deferred table (promoted by a running maintenance engine), or at once into
      * the current queue slot when the delay is zero; otherwise it fails terminally (a failed done row with the

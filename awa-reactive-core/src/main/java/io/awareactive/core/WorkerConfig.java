@@ -1,5 +1,6 @@
 package io.awareactive.core;
 
+import static io.awareactive.core.internal.Validation.requireBetween;
 import static io.awareactive.core.internal.Validation.requireNonNull;
 import static io.awareactive.core.internal.Validation.requireNotNegative;
 import static io.awareactive.core.internal.Validation.requirePositive;
@@ -24,6 +25,10 @@ public final class WorkerConfig {
     public static final int DEFAULT_BATCH_SIZE = 10;
     /** Default polling fallback interval. */
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
+    /** Default largest group of completions committed together. */
+    public static final int DEFAULT_ACK_BATCH_SIZE = 128;
+    /** Default longest wait of a completion while another group commit is in flight. */
+    public static final Duration DEFAULT_ACK_MAX_DELAY = Duration.ofMillis(1);
     /** Default per-attempt timeout for jobs without their own: none. */
     public static final Duration DEFAULT_JOB_TIMEOUT = Duration.ZERO;
 
@@ -34,6 +39,8 @@ public final class WorkerConfig {
     private final int concurrency;
     private final int batchSize;
     private final Duration pollInterval;
+    private final int ackBatchSize;
+    private final Duration ackMaxDelay;
     private final Duration jobTimeout;
     private final String workerId;
     private final boolean listen;
@@ -45,6 +52,8 @@ public final class WorkerConfig {
         this.concurrency = b.concurrency;
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
+        this.ackBatchSize = b.ackBatchSize;
+        this.ackMaxDelay = b.ackMaxDelay;
         this.jobTimeout = b.jobTimeout;
         this.workerId = b.workerId != null ? b.workerId
                 : "worker-" + ProcessHandle.current().pid() + "-" + IDS.incrementAndGet();
@@ -111,6 +120,24 @@ public final class WorkerConfig {
     }
 
     /**
+     * The largest group of completions the worker commits together (group commit).
+     *
+     * @return the group size; 1 commits each completion alone
+     */
+    public int ackBatchSize() {
+        return ackBatchSize;
+    }
+
+    /**
+     * How long a completion waits for more to join it while another group commit is in flight.
+     *
+     * @return the delay
+     */
+    public Duration ackMaxDelay() {
+        return ackMaxDelay;
+    }
+
+    /**
      * The per-attempt timeout of jobs without their own; zero for none.
      *
      * @return the timeout
@@ -149,7 +176,8 @@ public final class WorkerConfig {
     @Override
     public String toString() {
         return "WorkerConfig{queue=" + queue + ", workerId=" + workerId + ", concurrency=" + concurrency
-                + ", batchSize=" + batchSize + ", pollInterval=" + pollInterval + ", jobTimeout=" + jobTimeout
+                + ", batchSize=" + batchSize + ", pollInterval=" + pollInterval + ", ackBatchSize=" + ackBatchSize
+                + ", ackMaxDelay=" + ackMaxDelay + ", jobTimeout=" + jobTimeout
                 + ", listen=" + listen + "}";
     }
 
@@ -161,6 +189,8 @@ public final class WorkerConfig {
         private int concurrency = DEFAULT_CONCURRENCY;
         private int batchSize = DEFAULT_BATCH_SIZE;
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+        private int ackBatchSize = DEFAULT_ACK_BATCH_SIZE;
+        private Duration ackMaxDelay = DEFAULT_ACK_MAX_DELAY;
         private Duration jobTimeout = DEFAULT_JOB_TIMEOUT;
         private @Nullable String workerId;
         private boolean listen = true;
@@ -211,6 +241,39 @@ public final class WorkerConfig {
          */
         public Builder pollInterval(Duration interval) {
             this.pollInterval = requirePositive(interval, "pollInterval");
+            return this;
+        }
+
+        /**
+         * Group commit of completions: a completion is committed at once when no commit of this worker is in
+         * flight; otherwise it waits for more to join it, and a group is committed as soon as it holds
+         * {@code ackBatchSize} completions or its first has waited {@link #ackMaxDelay(Duration)}, whichever comes
+         * first. One statement and one transaction per group ({@link QueueStorage#completeAll}). Defaults to 128; 1
+         * to 1,000 (1: every completion is its own transaction). Failures and releases are not grouped.
+         *
+         * @param ackBatchSize the largest group
+         * @return this builder
+         * @throws IllegalArgumentException when out of range
+         */
+        public Builder ackBatchSize(int ackBatchSize) {
+            this.ackBatchSize = requireBetween(ackBatchSize, 1, QueueStorage.COMPLETE_BATCH, "ackBatchSize");
+            return this;
+        }
+
+        /**
+         * How long a completion may wait for others to join its group while another group commit is in flight (see
+         * {@link #ackBatchSize(int)}). Defaults to 1 ms; must be positive and at most 1 s.
+         *
+         * @param delay the delay
+         * @return this builder
+         * @throws IllegalArgumentException when null, not positive or above 1 s
+         */
+        public Builder ackMaxDelay(Duration delay) {
+            requirePositive(delay, "ackMaxDelay");
+            if (delay.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("ackMaxDelay must be at most 1s, was " + delay);
+            }
+            this.ackMaxDelay = delay;
             return this;
         }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.internal.SchemaSteps;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.io.IOException;
@@ -39,6 +40,7 @@ final class SchemaUpgradeIntegrationTests {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String RELEASE_0_1_0 = "/io/awareactive/core/schema/release-0.1.0-v1.sql";
     private static final String FROZEN_SCHEMA = "awa_reactive";
+    private static final int LATEST = SchemaSteps.latestVersion();
 
     private final TestDatabase db;
 
@@ -158,7 +160,7 @@ final class SchemaUpgradeIntegrationTests {
 
         assertThat(catalog(upgraded)).isEqualTo(catalog(fresh));
         assertThat(recordedVersions(upgraded)).isEqualTo(recordedVersions(fresh))
-                .isEqualTo(expectedVersions(storage)).hasSize(2);
+                .isEqualTo(expectedVersions(storage)).hasSize(LATEST);
         storage.verifyInstalled().block(WAIT);
     }
 
@@ -275,7 +277,7 @@ final class SchemaUpgradeIntegrationTests {
         storage(schema).install().block(WAIT);
 
         assertThat(catalog(schema)).isEqualTo(catalog);
-        assertThat(versionRows(schema)).isEqualTo(versions).hasSize(2);
+        assertThat(versionRows(schema)).isEqualTo(versions).hasSize(LATEST);
     }
 
     @Test
@@ -299,10 +301,11 @@ final class SchemaUpgradeIntegrationTests {
         String schema = db.newSchemaName();
         QueueStorage storage = storage(schema);
         storage.install().block(WAIT);
+        int newer = LATEST + 1;
         db.execute("INSERT INTO \"" + schema + "\".awa_reactive_schema_version (version, description, checksum)"
-                + " VALUES (3, 'from a newer library', 'abc')");
-        String expected = "schema " + schema + " is at version 3, newer than version 2, the latest this library"
-                + " knows; use a library that supports version 3 or later";
+                + " VALUES (" + newer + ", 'from a newer library', 'abc')");
+        String expected = "schema " + schema + " is at version " + newer + ", newer than version " + LATEST
+                + ", the latest this library knows; use a library that supports version " + newer + " or later";
         assertRefusedChangingNothing(storage, schema, expected);
     }
 
@@ -328,8 +331,10 @@ final class SchemaUpgradeIntegrationTests {
         storage.install().block(WAIT);
         db.execute("DELETE FROM \"" + schema + "\".awa_reactive_schema_version WHERE version = 1");
 
-        assertRefusedChangingNothing(storage, schema, "schema " + schema + " records versions [2] in"
-                + " awa_reactive_schema_version, not every step from 1 to 2; the table was changed by hand");
+        assertRefusedChangingNothing(storage, schema, "schema " + schema + " records versions "
+                + storage.migrationScripts().stream().skip(1).map(MigrationScript::version).toList()
+                + " in awa_reactive_schema_version, not every step from 1 to " + LATEST
+                + "; the table was changed by hand");
     }
 
     /** Both install() and verifyInstalled() refuse with the message, and neither changes the catalog or versions. */
@@ -354,7 +359,7 @@ final class SchemaUpgradeIntegrationTests {
 
         assertThatThrownBy(() -> storage(schema).verifyInstalled().block(WAIT))
                 .isInstanceOf(AwaReactiveException.class)
-                .hasMessage("schema " + schema + " is at version 1, this library needs version 2; run"
+                .hasMessage("schema " + schema + " is at version 1, this library needs version " + LATEST + "; run"
                         + " QueueStorage.install() to upgrade it in place, or apply the missing"
                         + " QueueStorage.migrationScripts() with your migration tool (docs/operations.md, Upgrading)");
 

@@ -367,6 +367,35 @@ public final class Lifecycle {
                 .map(Lifecycle::attemptResult);
     }
 
+    /**
+     * Completes a batch of attempts in one statement and one transaction (group commit): each attempt is ended as
+     * {@link #end} ends a completion, the lease delete being its race guard.
+     *
+     * @param jobs the attempts, at most {@link #MAX_COMPLETE_BATCH}
+     * @return one result per job, in the order given: {@link AttemptResult#COMPLETED} or {@link AttemptResult#LOST}
+     */
+    public Mono<List<AttemptResult>> completeAll(List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Mono.just(List.of());
+        }
+        String sql = "SELECT o_ord, o_result FROM " + schema.function(SqlFunction.COMPLETE_ATTEMPTS)
+                + "($1::int[], $2::bigint[], $3::bigint[])";
+        return Db.withConnection(factory, c -> Db.query(c, sql,
+                        row -> Map.entry(Db.get(row, 0, Integer.class), attemptResult(Db.get(row, 1, String.class))),
+                        jobs.stream().map(Job::leaseSlot).toArray(Integer[]::new),
+                        jobs.stream().map(Job::id).toArray(Long[]::new),
+                        jobs.stream().map(Job::runLease).toArray(Long[]::new))
+                .collectList())
+                .map(rows -> {
+                    AttemptResult[] results = new AttemptResult[jobs.size()];
+                    rows.forEach(row -> results[row.getKey() - 1] = row.getValue());
+                    return List.of(results);
+                });
+    }
+
+    /** The most attempts one {@link #completeAll} statement ends; larger batches are split by callers. */
+    public static final int MAX_COMPLETE_BATCH = 1000;
+
     private static AttemptResult attemptResult(String label) {
         return switch (label) {
             case "completed" -> AttemptResult.COMPLETED;

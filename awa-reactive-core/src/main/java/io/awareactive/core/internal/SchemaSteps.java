@@ -31,7 +31,8 @@ public final class SchemaSteps {
     /** The step files in version order: step N is element N - 1. A new step is added here and nowhere else. */
     private static final List<String> FILES = List.of(
             "V1__rings.sql",
-            "V2__schema_version_checksums.sql");
+            "V2__schema_version_checksums.sql",
+            "V3__complete_attempts.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

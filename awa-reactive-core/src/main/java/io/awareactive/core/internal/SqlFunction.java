@@ -15,6 +15,8 @@ public enum SqlFunction {
     ADVANCE_CLAIM_CURSORS("advance_claim_cursors"),
     /** Ends an attempt: completes, retries, fails or releases it. */
     END_ATTEMPT("end_attempt"),
+    /** Completes a batch of attempts in one statement (one commit). */
+    COMPLETE_ATTEMPTS("complete_attempts"),
     /** Retries or fails attempts with a stale heartbeat or a passed deadline. */
     RESCUE_JOBS("rescue_jobs"),
     /** Moves due deferred jobs into the current queue slot. */

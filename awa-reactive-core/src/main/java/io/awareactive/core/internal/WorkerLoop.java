@@ -46,6 +46,7 @@ public final class WorkerLoop implements Worker {
     private static final int ATTEMPT_ABANDONED = 2;
 
     private final Lifecycle lifecycle;
+    private final GroupCommitter completions;
     private final WorkerConfig config;
     private final @Nullable ConnectionFactory listenFactory;
     private final String channel;
@@ -93,6 +94,8 @@ public final class WorkerLoop implements Worker {
     public WorkerLoop(Lifecycle lifecycle, WorkerConfig config, ConnectionFactory factory, String channel,
             Duration heartbeatInterval) {
         this.lifecycle = lifecycle;
+        this.completions = new GroupCommitter(lifecycle::completeAll, config.ackBatchSize(), config.ackMaxDelay(),
+                config.scheduler());
         this.config = config;
         // LISTEN needs one physical session for the worker's lifetime: never a pooled connection.
         this.listenFactory = config.listen()
@@ -219,7 +222,7 @@ public final class WorkerLoop implements Worker {
                         return Mono.<AttemptResult>empty();
                     }
                     return failure.isEmpty()
-                            ? lifecycle.end(job, Lifecycle.Outcome.COMPLETED, null)
+                            ? completions.complete(job)
                             : lifecycle.end(job, Lifecycle.Outcome.FAILED, describe(failure.get(), timeout));
                 })
                 .onErrorResume(error -> {

@@ -1,0 +1,187 @@
+package io.awareactive.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.BlockingCallGuard;
+import io.awareactive.testkit.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/** Group commit of completions: {@link QueueStorage#completeAll} and a worker's grouped acknowledgements. */
+@AwaPostgresTest
+final class CompleteAllIntegrationTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final TestDatabase db;
+    private String schema;
+    private QueueStorage storage;
+
+    CompleteAllIntegrationTests(TestDatabase db) {
+        this.db = db;
+    }
+
+    @BeforeEach
+    void installFreshSchema() {
+        BlockingCallGuard.clear();
+        schema = db.newSchemaName();
+        storage = Fixtures.installed(db.connectionFactory(), schema);
+    }
+
+    @AfterEach
+    void nothingBlocked() {
+        BlockingCallGuard.assertNoViolations();
+    }
+
+    private List<Job> enqueueAndClaim(int jobs) {
+        storage.enqueueAll(Flux.range(0, jobs).map(i -> JobRequest.of("q", "k", "{\"i\":" + i + "}")))
+                .blockLast(WAIT);
+        List<Job> claimed = new ArrayList<>();
+        while (claimed.size() < jobs) {
+            claimed.addAll(storage.claim("q", jobs, "w").collectList().block(WAIT));
+        }
+        return claimed;
+    }
+
+    private long count(String table, String where) {
+        return db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + table + " WHERE " + where);
+    }
+
+    /** How many transactions wrote the completed done rows. */
+    private long completingTransactions() {
+        return db.queryLong("SELECT count(DISTINCT xmin::text) FROM \"" + schema + "\".done_entries"
+                + " WHERE state = 'completed'");
+    }
+
+    @Test
+    void shouldCompleteABatchInOneTransactionWithAResultPerJobInOrder() {
+        List<Job> jobs = enqueueAndClaim(30);
+        Collections.shuffle(jobs);
+
+        List<AttemptResult> results = storage.completeAll(jobs).block(WAIT);
+
+        assertThat(results).hasSize(30).containsOnly(AttemptResult.COMPLETED);
+        assertThat(completingTransactions()).isEqualTo(1);
+        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(30);
+        assertThat(count("lease_claim_closures", "outcome = 'completed'")).isEqualTo(30);
+        assertThat(count("leases", "true")).isZero();
+        for (Job job : jobs) {
+            assertThat(storage.status(job.id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
+        }
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(30);
+    }
+
+    @Test
+    void shouldReportLostOnlyForAttemptsNoLongerLive() {
+        List<Job> jobs = enqueueAndClaim(4);
+        assertThat(storage.complete(jobs.get(1)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(storage.release(jobs.get(3)).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
+
+        List<AttemptResult> results = storage.completeAll(List.of(jobs.get(0), jobs.get(1), jobs.get(2),
+                jobs.get(3), jobs.get(0))).block(WAIT);
+
+        assertThat(results).containsExactly(AttemptResult.COMPLETED, AttemptResult.LOST, AttemptResult.COMPLETED,
+                AttemptResult.LOST, AttemptResult.LOST);
+        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(3);
+        assertThat(storage.status(jobs.get(3).id()).block(WAIT).state()).isEqualTo(JobState.AVAILABLE);
+    }
+
+    @Test
+    void shouldWriteNothingWhenTheBatchFailsAndLeaveItsAttemptsLive() {
+        List<Job> jobs = enqueueAndClaim(3);
+        Job broken = new Job(jobs.get(2).id(), "q", "k", "{}", 2, 1, 25, null, null, jobs.get(2).runLease(), 0, 0,
+                63, 0, 0, 0);
+
+        assertThatThrownBy(() -> storage.completeAll(List.of(jobs.get(0), jobs.get(1), broken)).block(WAIT))
+                .hasMessageContaining("leases_63");
+
+        assertThat(count("done_entries", "true")).isZero();
+        assertThat(count("leases", "true")).isEqualTo(3);
+        assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+    }
+
+    @Test
+    void shouldEndEachAttemptOnceWhenBatchesAndRescueRace() {
+        for (int round = 0; round < 3; round++) {
+            installFreshSchema();
+            QueueStorage rescuer = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema,
+                    b -> b.heartbeatInterval(Duration.ofMillis(1)).leaseStaleAfter(Duration.ofMillis(3))
+                            .retryBackoffBase(Duration.ZERO)));
+            List<Job> jobs = enqueueAndClaim(60);
+            List<Job> reversed = new ArrayList<>(jobs);
+            Collections.reverse(reversed);
+
+            List<List<AttemptResult>> outcomes = Flux.merge(
+                            storage.completeAll(jobs).subscribeOn(Schedulers.parallel()),
+                            storage.completeAll(reversed).subscribeOn(Schedulers.parallel()),
+                            rescuer.rescue(60).subscribeOn(Schedulers.parallel()).map(n -> List.<AttemptResult>of()))
+                    .collectList().block(WAIT);
+
+            long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)
+                    .count();
+            assertThat(count("leases", "true")).isZero();
+            // Every receipt has exactly one closure: completed by one batch, or rescued, never both or twice.
+            assertThat(db.queryLong("SELECT count(*) FROM (SELECT receipt_id FROM \"" + schema
+                    + "\".lease_claim_closures GROUP BY receipt_id HAVING count(*) > 1) twice")).isZero();
+            assertThat(count("lease_claim_closures", "outcome = 'completed'")).isEqualTo(completed);
+            assertThat(count("lease_claim_closures", "outcome IN ('completed', 'rescued')")).isEqualTo(60);
+            assertThat(count("done_entries", "state = 'completed'")).isEqualTo(completed);
+        }
+    }
+
+    @Test
+    void shouldGroupTheCompletionsOfAWorker() {
+        int jobs = 40;
+        Sinks.Empty<Void> gate = Sinks.empty();
+        AtomicInteger started = new AtomicInteger();
+        Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+        Worker worker = storage.worker(WorkerConfig.builder("q", job -> {
+            runs.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
+            started.incrementAndGet();
+            return gate.asMono();
+        }).concurrency(jobs).batchSize(jobs).ackBatchSize(64).build());
+        storage.enqueueAll(Flux.range(0, jobs).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+        worker.start().block(WAIT);
+        await().atMost(WAIT).until(() -> started.get() == jobs);
+
+        gate.tryEmitEmpty();
+
+        await().atMost(WAIT).until(() -> count("done_entries", "state = 'completed'") == jobs);
+        worker.stop(Duration.ofSeconds(5)).block(WAIT);
+        assertThat(runs).hasSize(jobs).allSatisfy((id, n) -> assertThat(n.get()).isEqualTo(1));
+        // 40 acknowledgements released at once: the first commits alone, the rest wait for it and join groups.
+        assertThat(completingTransactions()).isLessThanOrEqualTo(jobs / 4);
+    }
+
+    @Test
+    void shouldCompleteNothingForAnEmptyListAndRefuseNull() {
+        assertThat(storage.completeAll(List.of()).block(WAIT)).isEmpty();
+        assertThatThrownBy(() -> storage.completeAll(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("jobs must not be null");
+        List<Job> withNull = new ArrayList<>();
+        withNull.add(null);
+        assertThatThrownBy(() -> storage.completeAll(withNull)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> WorkerConfig.builder("q", job -> Mono.empty()).ackBatchSize(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ackBatchSize must be between 1 and 1000, was 0");
+        assertThatThrownBy(() -> WorkerConfig.builder("q", job -> Mono.empty()).ackMaxDelay(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ackMaxDelay must be greater than 0, was PT0S");
+    }
+}
