@@ -201,7 +201,8 @@ public final class QueueStorage {
      * <p>SQLSTATE 55P03 rolls back, releasing every lock taken, → {@link PruneOutcome.Blocked} with
      * {@link BlockedCause#NOWAIT} at a {@code NOWAIT} step and {@link BlockedCause#LOCK_TIMEOUT} elsewhere; any other
      * failure (57014, 40P01, a lost connection, a pool timeout, 55P03 before the target is known) rolls back →
-     * {@link PruneOutcome.Failed}, logged at ERROR. Never changes a ring cursor. Does not block; run it at most once
+     * {@link PruneOutcome.Failed}, returned with its error and SQLSTATE, not logged (a running maintenance engine logs
+     * it, at most once a minute per ring). Never changes a ring cursor. Does not block; run it at most once
      * per ring at a time (the serializer answers a concurrent attempt {@code SERIALIZER_BUSY}).
      *
      * @param ring the ring

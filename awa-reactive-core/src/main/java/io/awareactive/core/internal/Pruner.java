@@ -25,8 +25,9 @@ import reactor.core.publisher.Mono;
  * <p>Every transaction starts with the transaction-local lock timeout, then the ring serializer (a try-lock, never
  * waiting), then the slot row {@code FOR UPDATE} (timed). SQLSTATE 55P03 anywhere rolls back, which releases every lock
  * taken, and becomes {@link PruneOutcome.Blocked} with the cause of the running step; every other failure rolls back
- * and becomes {@link PruneOutcome.Failed}, logged at ERROR. Errors are mapped outside the transaction scope, so the
- * rollback path ends a failed attempt. A prune never writes a ledger, so it never moves a cursor.
+ * and becomes {@link PruneOutcome.Failed}, which is returned, not logged (the engine logs outcomes, rate-limited).
+ * Errors are mapped outside the transaction scope, so the rollback path ends a failed attempt. A prune never writes a
+ * ledger, so it never moves a cursor.
  */
 public final class Pruner {
 
@@ -126,7 +127,7 @@ public final class Pruner {
                     .doOnNext(outcome -> attempt.outcome = outcome)
                     // then(): runs after usingWhen's COMMIT completed, so the commit clock covers it.
                     .then(Mono.fromSupplier(attempt::finish))
-                    .onErrorResume(error -> Mono.just(ended(ring, attempt, error)));
+                    .onErrorResume(error -> Mono.just(ended(attempt, error)));
         });
     }
 
@@ -270,15 +271,12 @@ public final class Pruner {
     }
 
     /** Maps the end of an attempt that left by the error path: early exits, 55P03 and failures. */
-    private PruneOutcome ended(Ring ring, Attempt attempt, Throwable error) {
+    private PruneOutcome ended(Attempt attempt, Throwable error) {
         if (error instanceof EarlyExit exit) {
             return exit.outcome(PruneOutcome.class);
         }
-        PruneOutcome outcome = MaintenanceFailures.pruneOutcome(error, attempt.slot, attempt.runningStep);
-        if (outcome instanceof PruneOutcome.Failed failed) {
-            logFailure(LOG, "prune", ring, failed.slot(), failed.sqlState(), error, lockTimeoutMillis);
-        }
-        return outcome;
+        // Not logged here: the outcome carries the error, and its consumer (the engine, rate-limited) logs it.
+        return MaintenanceFailures.pruneOutcome(error, attempt.slot, attempt.runningStep);
     }
 
     /**
@@ -295,18 +293,6 @@ public final class Pruner {
         return Db.query(c, "SELECT slot FROM " + schema.ringSlots(ring) + " WHERE slot = $1 FOR UPDATE",
                         row -> Boolean.TRUE, slot)
                 .hasElements();
-    }
-
-    /** Logs a failed prune or rollup at ERROR; the stack trace only when no SQLSTATE explains it (likely a bug). */
-    static void logFailure(Logger log, String operation, Ring ring, @Nullable Integer slot, @Nullable String sqlState,
-            Throwable error, long lockTimeoutMillis) {
-        String message = MaintenanceFailures.message(operation, ring.label(), slot, sqlState, error,
-                lockTimeoutMillis);
-        if (sqlState == null) {
-            log.error(message, error);
-        } else {
-            log.error(message);
-        }
     }
 
     /**

@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -21,8 +19,6 @@ import reactor.core.publisher.Mono;
  * {@code queue_terminal_rollups} and trims every ledger to one lap.
  */
 public final class TerminalRollup {
-
-    private static final Logger LOG = LoggerFactory.getLogger(TerminalRollup.class);
 
     private final ConnectionFactory connectionFactory;
     private final Schema schema;
@@ -149,11 +145,8 @@ public final class TerminalRollup {
         if (error instanceof EarlyExit exit) {
             return exit.outcome(RollupOutcome.class);
         }
-        RollupOutcome outcome = MaintenanceFailures.rollupOutcome(error, slot);
-        if (outcome instanceof RollupOutcome.Failed failed) {
-            Pruner.logFailure(LOG, "rollup", Ring.QUEUE, slot, failed.sqlState(), error, lockTimeoutMillis);
-        }
-        return outcome;
+        // Not logged here: the outcome carries the error, and its consumer (the engine, rate-limited) logs it.
+        return MaintenanceFailures.rollupOutcome(error, slot);
     }
 
     /**

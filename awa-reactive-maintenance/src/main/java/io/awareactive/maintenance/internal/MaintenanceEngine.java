@@ -388,8 +388,9 @@ public final class MaintenanceEngine {
                         pinned.set(true);
                     } else if (outcome instanceof RollupOutcome.Failed failed
                             && limited.permit("rollup-failed")) {
-                        LOG.error(MaintenanceFailures.message("rollup", Ring.QUEUE.label(), failed.slot(),
-                                failed.sqlState(), failed.error(), config.effectivePruneLockTimeout().toMillis()));
+                        logFailure(MaintenanceFailures.message("rollup", Ring.QUEUE.label(), failed.slot(),
+                                failed.sqlState(), failed.error(), config.effectivePruneLockTimeout().toMillis()),
+                                failed.sqlState(), failed.error());
                     }
                 })
                 .then()
@@ -448,8 +449,17 @@ public final class MaintenanceEngine {
             LOG.error("prune of the {} ring did not finish within taskTimeout {}; cancelled and rolled back",
                     ring.label(), taskTimeout);
         } else {
-            LOG.error(MaintenanceFailures.message("prune", ring.label(), failed.slot(), failed.sqlState(),
-                    failed.error(), config.effectivePruneLockTimeout().toMillis()));
+            logFailure(MaintenanceFailures.message("prune", ring.label(), failed.slot(), failed.sqlState(),
+                    failed.error(), config.effectivePruneLockTimeout().toMillis()), failed.sqlState(), failed.error());
+        }
+    }
+
+    /** A failed prune or rollup at ERROR; with its stack trace only when no SQLSTATE explains it (likely a bug). */
+    private static void logFailure(String message, @Nullable String sqlState, Throwable error) {
+        if (sqlState == null) {
+            LOG.error(message, error);
+        } else {
+            LOG.error(message);
         }
     }
 
