@@ -57,7 +57,7 @@ final class RestartIntegrationTests {
             assertThat(database.query("SELECT setting FROM pg_settings WHERE name IN "
                     + "('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name", rs -> rs.getString(1)))
                     .containsExactly("off", "off", "off");
-            assertThat(server.serverVersion()).startsWith("17");
+            SupportedVersions.assertExpected(server, server.serverVersion());
         }
         assertThat(dataDirectory).doesNotExist();
     }
