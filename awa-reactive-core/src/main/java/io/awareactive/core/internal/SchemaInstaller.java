@@ -93,7 +93,7 @@ public final class SchemaInstaller {
      *
      * @param absent no version table and no tables: nothing installed
      * @param foreign tables but no version table: not an awa-reactive schema
-     * @param applied each recorded version with its checksum (null where release 0.1.0 recorded none)
+     * @param applied each recorded version with its checksum (empty where release 0.1.0 recorded none)
      * @param slotCounts the installed slot count of every ring, when installed
      */
     private record Installed(boolean absent, boolean foreign, SortedMap<Integer, Optional<String>> applied,
