@@ -102,13 +102,25 @@ public final class Lifecycle {
     }
 
     /**
-     * Enqueues a batch in its own transaction.
+     * Enqueues a batch in its own transaction: a single statement when the batch is all scheduled or all ready in one
+     * lane (the usual case: one queue and priority), else one statement per lane and one for the scheduled jobs.
      *
      * @param batch checked requests
      * @return the job ids, in input order
      */
     public Mono<List<Long>> enqueue(List<JobRequest> batch) {
-        return assignLanes(batch).flatMap(lanes -> Db.inTransaction(factory, c -> write(c, batch, lanes)));
+        return assignLanes(batch).flatMap(lanes -> oneStatement(batch, lanes)
+                // One statement is a transaction of its own: no BEGIN and COMMIT round trips.
+                ? Db.withConnection(factory, c -> write(c, batch, lanes))
+                : Db.inTransaction(factory, c -> write(c, batch, lanes)));
+    }
+
+    /** Whether {@link #write} issues a single statement: every job scheduled, or every job ready in one lane. */
+    private static boolean oneStatement(List<JobRequest> batch, List<Lane> lanes) {
+        boolean allScheduled = batch.stream().allMatch(r -> r.runAt() != null);
+        boolean allReadyInOneLane = batch.stream().allMatch(r -> r.runAt() == null)
+                && lanes.stream().distinct().count() == 1;
+        return allScheduled || allReadyInOneLane;
     }
 
     /**
