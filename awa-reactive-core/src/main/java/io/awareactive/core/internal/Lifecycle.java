@@ -109,18 +109,10 @@ public final class Lifecycle {
      * @return the job ids, in input order
      */
     public Mono<List<Long>> enqueue(List<JobRequest> batch) {
-        return assignLanes(batch).flatMap(lanes -> oneStatement(batch, lanes)
+        return assignLanes(batch).map(lanes -> new Writes(batch, lanes)).flatMap(writes -> writes.statements() == 1
                 // One statement is a transaction of its own: no BEGIN and COMMIT round trips.
-                ? Db.withConnection(factory, c -> write(c, batch, lanes))
-                : Db.inTransaction(factory, c -> write(c, batch, lanes)));
-    }
-
-    /** Whether {@link #write} issues a single statement: every job scheduled, or every job ready in one lane. */
-    private static boolean oneStatement(List<JobRequest> batch, List<Lane> lanes) {
-        boolean allScheduled = batch.stream().allMatch(r -> r.runAt() != null);
-        boolean allReadyInOneLane = batch.stream().allMatch(r -> r.runAt() == null)
-                && lanes.stream().distinct().count() == 1;
-        return allScheduled || allReadyInOneLane;
+                ? Db.withConnection(factory, c -> write(c, writes))
+                : Db.inTransaction(factory, c -> write(c, writes)));
     }
 
     /**
@@ -132,7 +124,7 @@ public final class Lifecycle {
      * @return the job ids, in input order
      */
     public Mono<List<Long>> enqueue(Connection connection, List<JobRequest> batch) {
-        return assignLanes(batch).flatMap(lanes -> write(connection, batch, lanes));
+        return assignLanes(batch).flatMap(lanes -> write(connection, new Writes(batch, lanes)));
     }
 
     /** Picks each request's lane (a random shard of its queue) and makes sure every lane exists. */
@@ -178,17 +170,36 @@ public final class Lifecycle {
                 .doOnSuccess(done -> knownLanes.add(lane));
     }
 
-    private Mono<List<Long>> write(Connection c, List<JobRequest> batch, List<Lane> lanes) {
-        Long[] ids = new Long[batch.size()];
-        Map<Lane, List<Integer>> immediate = new TreeMap<>();
-        List<Integer> scheduled = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++) {
-            if (batch.get(i).runAt() == null) {
-                immediate.computeIfAbsent(lanes.get(i), l -> new ArrayList<>()).add(i);
-            } else {
-                scheduled.add(i);
+    /**
+     * What a batch writes: its ready jobs grouped by lane (in one global lane order) and its scheduled jobs, each
+     * group as positions in the batch.
+     */
+    private record Writes(List<JobRequest> batch, List<Lane> lanes, Map<Lane, List<Integer>> immediate,
+            List<Integer> scheduled) {
+
+        Writes(List<JobRequest> batch, List<Lane> lanes) {
+            this(batch, lanes, new TreeMap<>(), new ArrayList<>());
+            for (int i = 0; i < batch.size(); i++) {
+                if (batch.get(i).runAt() == null) {
+                    immediate.computeIfAbsent(lanes.get(i), l -> new ArrayList<>()).add(i);
+                } else {
+                    scheduled.add(i);
+                }
             }
         }
+
+        /** One statement per lane with ready jobs, and one for the scheduled jobs. */
+        int statements() {
+            return immediate.size() + (scheduled.isEmpty() ? 0 : 1);
+        }
+    }
+
+    private Mono<List<Long>> write(Connection c, Writes writes) {
+        List<JobRequest> batch = writes.batch();
+        List<Lane> lanes = writes.lanes();
+        Map<Lane, List<Integer>> immediate = writes.immediate();
+        List<Integer> scheduled = writes.scheduled();
+        Long[] ids = new Long[batch.size()];
         // Lanes in one global order, so two producers never wait on each other's lane locks in a cycle.
         Mono<Void> ready = Flux.fromIterable(immediate.entrySet())
                 .concatMap(e -> enqueueLane(c, e.getKey(), e.getValue().stream().map(batch::get).toList())
