@@ -357,11 +357,11 @@ public final class QueueStorage {
     }
 
     /**
-     * Claims up to {@code maxBatch} jobs of a queue in one short transaction: lanes in priority order (1 first),
-     * FIFO within a lane; a lane being claimed by someone else is skipped, never waited for ({@code SKIP LOCKED} on
-     * its claim head), so two claimers never receive the same attempt. Each attempt gets a lease in the current
-     * lease slot and a receipt in the current claim slot. After the commit, the claimed lanes' cursors advance in a
-     * separate short transaction (a failed advance is repaired by the next claimer).
+     * Claims up to {@code maxBatch} jobs of a queue in one statement and one commit: lanes in priority order (1
+     * first), FIFO within a lane; a lane being claimed by someone else is skipped, never waited for ({@code SKIP
+     * LOCKED} on its claim head), so two claimers never receive the same attempt. Each attempt gets a lease in the
+     * current lease slot and a receipt in the current claim slot. A claimed lane's cursor moves past this claim at
+     * the lane's next claim (moving it inside this one could skip the jobs if the claim rolled back).
      *
      * @param queue the queue
      * @param maxBatch the most jobs, 1 to 1,000

@@ -81,6 +81,10 @@ final class CompleteAllIntegrationTests {
         assertThat(count("done_entries", "state = 'completed'")).isEqualTo(30);
         assertThat(count("lease_claim_closures", "outcome = 'completed'")).isEqualTo(30);
         assertThat(count("leases", "true")).isZero();
+        // One count delta for the batch's one (slot, generation, queue, priority), not one per job.
+        assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
+                .isEqualTo(30);
+        assertThat(count("queue_terminal_count_deltas", "true")).isEqualTo(1);
         for (Job job : jobs) {
             assertThat(storage.status(job.id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
         }
@@ -109,7 +113,7 @@ final class CompleteAllIntegrationTests {
                 63, 0, 0, 0);
 
         assertThatThrownBy(() -> storage.completeAll(List.of(jobs.get(0), jobs.get(1), broken)).block(WAIT))
-                .hasMessageContaining("leases_63");
+                .hasMessageContaining("lease slot 63 does not exist");
 
         assertThat(count("done_entries", "true")).isZero();
         assertThat(count("leases", "true")).isEqualTo(3);

@@ -119,6 +119,8 @@ final class LifecycleIntegrationTests {
 
         assertThat(job.id()).isEqualTo(first);
         assertThat(job.laneSeq()).isEqualTo(1);
+        // The lane's next claim moves its cursor past the first claim's committed range.
+        assertThat(storage.claim("fresh", 5, "w").collectList().block(WAIT)).isEmpty();
         assertThat(count("SELECT pg_sequence_last_value(claim_seq) FROM {s}.queue_lanes WHERE queue = 'fresh'"))
                 .isEqualTo(1);
     }

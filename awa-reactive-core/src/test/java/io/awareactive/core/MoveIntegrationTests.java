@@ -312,7 +312,7 @@ final class MoveIntegrationTests {
             claimer.setAutoCommit(false);
             try (Statement statement = claimer.createStatement();
                     ResultSet rows = statement.executeQuery("SELECT o_job_id FROM \"" + schema
-                            + "\".claim_jobs('a', 1, 'jdbc', NULL) WHERE o_job_id IS NOT NULL")) {
+                            + "\".claim_jobs_v2('a', 1, 'jdbc', NULL)")) {
                 assertThat(rows.next()).isTrue();
                 assertThat(rows.getLong(1)).isEqualTo(id);
             }

@@ -117,22 +117,68 @@ final class RingPlacementIntegrationTests {
     }
 
     @Test
-    void shouldRepairACursorWhoseAfterCommitAdvanceNeverHappened() throws Exception {
+    void shouldLeaveTheCursorOneClaimBehindUntilTheLanesNextClaim() {
         List<Long> ids = storage.enqueueAll(Flux.range(0, 5).map(i -> JobRequest.of("q", "k", "{}")))
                 .collectList().block(WAIT);
-        // A claimer that committed its claim and died before the after-commit advance: the server-side claim alone.
-        List<Long> crashed = db.query("SELECT o_job_id FROM \"" + schema + "\".claim_jobs('q', 2, 'crashed', NULL)"
-                + " WHERE o_job_id IS NOT NULL", rs -> rs.getLong(1));
-        assertThat(crashed).containsExactly(ids.get(0), ids.get(1));
         String cursor = "SELECT pg_sequence_last_value(claim_seq) FROM {s}.queue_lanes WHERE queue = 'q'";
+
+        assertThat(storage.claim("q", 2, "w").map(Job::id).collectList().block(WAIT))
+                .containsExactly(ids.get(0), ids.get(1));
+        // The claim committed without moving the sequence; counts read the committed range instead.
         assertThat(count(cursor)).isZero();
+        assertThat(storage.counts("q").block(WAIT).available()).isEqualTo(3);
 
-        List<Job> next = storage.claim("q", 2, "w").collectList().block(WAIT);
-
-        assertThat(next).extracting(Job::id).containsExactly(ids.get(2), ids.get(3));
-        assertThat(count(cursor)).isEqualTo(4);
+        assertThat(storage.claim("q", 2, "w").map(Job::id).collectList().block(WAIT))
+                .containsExactly(ids.get(2), ids.get(3));
+        assertThat(count(cursor)).isEqualTo(2);
         assertThat(storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT)).containsExactly(ids.get(4));
+        assertThat(count(cursor)).isEqualTo(4);
+        assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
+        assertThat(count(cursor)).isEqualTo(5);
         assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(5);
+        assertThat(storage.counts("q").block(WAIT).available()).isZero();
+    }
+
+    @Test
+    void shouldNeitherSkipNorRepeatAJobWhenAClaimIsKilledAfterItMovedTheCursor() throws Exception {
+        List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.of("q", "k", "{}")))
+                .collectList().block(WAIT);
+        assertThat(storage.claim("q", 2, "w").map(Job::id).collectList().block(WAIT))
+                .containsExactly(ids.get(0), ids.get(1));
+        String cursor = "SELECT pg_sequence_last_value(claim_seq) FROM {s}.queue_lanes WHERE queue = 'q'";
+
+        try (Connection killed = db.openJdbc()) {
+            killed.setAutoCommit(false);
+            List<Long> claimed = new java.util.ArrayList<>();
+            int pid;
+            try (Statement statement = killed.createStatement()) {
+                try (java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM \"" + schema
+                        + "\".claim_jobs_v2('q', 2, 'killed', NULL)")) {
+                    while (rows.next()) {
+                        claimed.add(rows.getLong(1));
+                    }
+                }
+                try (java.sql.ResultSet rows = statement.executeQuery("SELECT pg_backend_pid()")) {
+                    rows.next();
+                    pid = rows.getInt(1);
+                }
+            }
+            assertThat(claimed).containsExactly(ids.get(2), ids.get(3));
+            // The open claim moved the sequence past the committed range only (sequences are not transactional).
+            assertThat(count(cursor)).isEqualTo(2);
+            assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)).isOne();
+            db.execute("SELECT pg_terminate_backend(" + pid + ")");
+            await().atMost(WAIT).until(() -> count("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid) == 0);
+        }
+
+        List<Job> next = storage.claim("q", 10, "w").collectList().block(WAIT);
+
+        assertThat(next).extracting(Job::id).containsExactly(ids.get(2), ids.get(3), ids.get(4), ids.get(5));
+        assertThat(storage.completeAll(next).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(4);
+        assertThat(count("SELECT count(DISTINCT job_id) FROM {s}.lease_claims")).isEqualTo(6);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claims")).isEqualTo(6);
     }
 
     @Test

@@ -184,7 +184,7 @@ final class SchemaUpgradeIntegrationTests {
                 }
             }
             // Some finished work in every slot: done rows, closed receipts, deleted leases.
-            for (Job job : claimAll(storage, "mail", 2)) {
+            for (Job job : claimWithRelease010(schema, "mail", 2)) {
                 assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
                 completedBefore.add(job.id());
             }
@@ -201,14 +201,14 @@ final class SchemaUpgradeIntegrationTests {
                     .block(WAIT));
             queueOf.put(id, queue);
         }
-        Job running = claimAll(storage, "report", 1).get(0);
+        Job running = claimWithRelease010(schema, "report", 1).get(0);
 
         // Failed jobs in the dead-letter table.
         for (int i = 0; i < 3; i++) {
             storage.enqueue(JobRequest.builder("fragile", "k").maxAttempts(1).args("{\"n\":" + i + "}").build())
                     .block(WAIT);
         }
-        for (Job job : claimAll(storage, "fragile", 3)) {
+        for (Job job : claimWithRelease010(schema, "fragile", 3)) {
             assertThat(storage.fail(job, "boom " + job.id()).block(WAIT)).isEqualTo(AttemptResult.FAILED);
         }
         List<FailedJob> deadLetters = storage.failedJobs("fragile", 10).collectList().block(WAIT);
@@ -218,7 +218,8 @@ final class SchemaUpgradeIntegrationTests {
 
         assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
         assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
-        assertThat(storage.complete(running).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        // Its lease predates step 4 (no kind): the batch completion ends it the per-attempt way.
+        assertThat(storage.completeAll(List.of(running)).block(WAIT)).containsExactly(AttemptResult.COMPLETED);
         Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
         runs.put(running.id(), new AtomicInteger(1));
         completedBefore.forEach(id -> runs.put(id, new AtomicInteger(1)));
@@ -244,7 +245,9 @@ final class SchemaUpgradeIntegrationTests {
         Set<Ring> pruned = ConcurrentHashMap.newKeySet();
         await().atMost(WAIT).until(() -> {
             for (Ring ring : Ring.values()) {
-                storage.rotate(ring).block(WAIT);
+                // A rotation may time out on a lock autovacuum holds briefly (truncating a child): try again.
+                storage.rotate(ring).onErrorResume(SchemaUpgradeIntegrationTests::isLockTimeout, e -> Mono.empty())
+                        .block(WAIT);
                 if (storage.prune(ring).block(WAIT) instanceof PruneOutcome.Pruned) {
                     pruned.add(ring);
                 }
@@ -260,8 +263,30 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
     }
 
+    private static boolean isLockTimeout(Throwable error) {
+        return error instanceof io.r2dbc.spi.R2dbcException r2dbc && "55P03".equals(r2dbc.getSqlState());
+    }
+
     private static List<Job> claimAll(QueueStorage storage, String queue, int max) {
         return storage.claim(queue, max, "upgrade-test").collectList().block(WAIT);
+    }
+
+    /**
+     * A claim as release 0.1.0 made it: its own {@code claim_jobs}, without its after-commit cursor advance (as if
+     * that library stopped right after the claim), so the upgraded claim must also repair the lagging cursors.
+     */
+    private List<Job> claimWithRelease010(String schema, String queue, int max) {
+        return db.query("SELECT * FROM \"" + schema + "\".claim_jobs(?, ?, 'release-0.1.0', NULL)"
+                + " WHERE o_job_id IS NOT NULL", rs -> {
+                    Long timeout = (Long) rs.getObject("o_timeout_ms");
+                    java.sql.Timestamp deadline = rs.getTimestamp("o_deadline_at");
+                    return new Job(rs.getLong("o_job_id"), queue, rs.getString("o_kind"), rs.getString("o_args"),
+                            rs.getShort("o_priority"), rs.getInt("o_attempt"), rs.getInt("o_max_attempts"),
+                            timeout == null ? null : Duration.ofMillis(timeout),
+                            deadline == null ? null : deadline.toInstant(), rs.getLong("o_run_lease"),
+                            rs.getInt("o_ready_slot"), rs.getLong("o_ready_generation"), rs.getInt("o_lease_slot"),
+                            rs.getInt("o_claim_slot"), rs.getInt("o_enqueue_shard"), rs.getLong("o_lane_seq"));
+                }, queue, max);
     }
 
     @Test

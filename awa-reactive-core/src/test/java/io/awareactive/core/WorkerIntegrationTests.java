@@ -236,7 +236,7 @@ final class WorkerIntegrationTests {
                         WorkerIntegrationTests.class.getClassLoader(), new Class<?>[] {PostgresqlConnection.class},
                         (proxy, method, args) -> {
                             if (method.getName().equals("createStatement") && args[0].toString()
-                                    .contains("claim_jobs")) {
+                                    .contains("claim_jobs_v2")) {
                                 claims.incrementAndGet();
                             }
                             try {

@@ -36,16 +36,17 @@ import reactor.core.publisher.Mono;
 
 /**
  * The job lifecycle (design §4): enqueue, claim, heartbeat, attempt ends, cancel, promotion, rescue, status and
- * counts. Each step is one round trip to a server-side function (schema step files under {@code io/awareactive/core/schema/}) or one statement, except
- * enqueue, which first makes sure its lanes exist ({@code create_lane}, in its own short transaction, never inside
- * the producer's), and claim, which advances the claim cursor after its commit in a separate short transaction.
+ * counts. Each step is one round trip to a server-side function (schema step files under
+ * {@code io/awareactive/core/schema/}) or one statement, except enqueue, which first makes sure its lanes exist
+ * ({@code create_lane}, in its own short transaction, never inside the producer's), and a move that spent its source
+ * row, which advances that lane's cursor after its commit in a separate short transaction.
  */
 public final class Lifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(Lifecycle.class);
     /** Longest stored error text, in characters. */
     static final int MAX_ERROR_CHARS = 8192;
-    /** Tries of the after-commit claim cursor advance; the next claimer repairs a lane whose advance failed. */
+    /** Tries of the after-commit cursor advance of a move; the next claimer repairs a lane whose advance failed. */
     static final int ADVANCE_TRIES = 3;
 
     private final ConnectionFactory factory;
@@ -265,7 +266,8 @@ public final class Lifecycle {
     // ------------------------------------------------------------------ claim
 
     /**
-     * Claims up to {@code max} jobs in one transaction, then advances the claimed lanes' cursors after commit.
+     * Claims up to {@code max} jobs: one statement in autocommit, so one round trip and one commit. The claimed lanes'
+     * cursors lag by this claim until each lane's next claim moves them past its committed range (schema step 4).
      *
      * @param queue the queue
      * @param max the batch size
@@ -276,55 +278,37 @@ public final class Lifecycle {
     public Flux<Job> claim(String queue, int max, String workerId, @Nullable Duration defaultTimeout) {
         Object timeout = defaultTimeout == null ? Db.nullOf(Long.class) : (Object) defaultTimeout.toMillis();
         String sql = "SELECT * FROM " + schema.function(SqlFunction.CLAIM_JOBS) + "($1, $2, $3, $4)";
-        return Db.inTransaction(factory, c -> Db.query(c, sql, row -> mapClaimRow(queue, row), queue, max, workerId,
-                                timeout)
-                        .collectList())
-                .flatMapMany(rows -> {
-                    List<ClaimRow> ranges = rows.stream().filter(r -> r.job() == null).toList();
-                    List<Job> jobs = rows.stream().map(ClaimRow::job).filter(j -> j != null).toList();
-                    return advanceCursors(queue, ranges).thenMany(Flux.fromIterable(jobs));
-                });
+        return Db.withConnection(factory, c -> Db.query(c, sql, row -> mapClaimedJob(queue, row), queue, max,
+                        workerId, timeout)
+                .collectList())
+                .flatMapIterable(jobs -> jobs);
     }
 
-    private record ClaimRow(@Nullable Job job, int priority, int shard, long rangeNext) {
-    }
-
-    private static ClaimRow mapClaimRow(String queue, Readable row) {
-        Long jobId = row.get("o_job_id", Long.class);
-        int priority = Db.get(row, 4, Short.class);
-        int shard = Db.get(row, 12, Integer.class);
-        if (jobId == null) {
-            return new ClaimRow(null, priority, shard, Db.get(row, 15, Long.class));
-        }
+    private static Job mapClaimedJob(String queue, Readable row) {
         Long timeoutMs = row.get(7, Long.class);
-        Job job = new Job(jobId, queue, Db.get(row, 2, String.class), Db.get(row, 3, String.class), priority,
-                Db.get(row, 5, Integer.class), Db.get(row, 6, Integer.class),
+        return new Job(Db.get(row, 0, Long.class), queue, Db.get(row, 2, String.class), Db.get(row, 3, String.class),
+                Db.get(row, 4, Short.class), Db.get(row, 5, Integer.class), Db.get(row, 6, Integer.class),
                 timeoutMs == null ? null : Duration.ofMillis(timeoutMs), row.get(14, Instant.class),
                 Db.get(row, 1, Long.class), Db.get(row, 8, Integer.class), Db.get(row, 9, Long.class),
-                Db.get(row, 10, Integer.class), Db.get(row, 11, Integer.class), shard, Db.get(row, 13, Long.class));
-        return new ClaimRow(job, priority, shard, 0);
+                Db.get(row, 10, Integer.class), Db.get(row, 11, Integer.class), Db.get(row, 12, Integer.class),
+                Db.get(row, 13, Long.class));
     }
 
     /**
-     * Design §4 step 6: after the claim committed, move each claimed lane's cursor forward in a separate short
-     * transaction (heads locked in one order), up to {@value #ADVANCE_TRIES} tries. A failure only leaves the
+     * After a move that spent its source row committed, moves that lane's cursor past the row in a separate short
+     * transaction (the lane's claim head locked), up to {@value #ADVANCE_TRIES} tries. A failure only leaves the
      * cursor lagging: the next claimer skips the committed range and repairs it.
      */
-    private Mono<Void> advanceCursors(String queue, List<ClaimRow> ranges) {
-        if (ranges.isEmpty()) {
-            return Mono.empty();
-        }
+    private Mono<Void> advanceMovedCursor(String queue, int priority, int shard, long spentNext) {
         // One statement, so one short transaction of its own; the function sets its lock timeout first.
         String sql = "SELECT " + schema.function(SqlFunction.ADVANCE_CLAIM_CURSORS)
                 + "($1, $2::smallint[], $3::int[], $4::bigint[], $5)";
-        return Db.withConnection(factory, c -> Db.query(c, sql, row -> 1, queue,
-                        ranges.stream().map(ClaimRow::priority).toArray(Integer[]::new),
-                        ranges.stream().map(ClaimRow::shard).toArray(Integer[]::new),
-                        ranges.stream().map(ClaimRow::rangeNext).toArray(Long[]::new),
-                        maintenanceTimeoutMillis + "ms").then(Mono.just(true)))
+        return Db.withConnection(factory, c -> Db.query(c, sql, row -> 1, queue, new Integer[] {priority},
+                        new Integer[] {shard}, new Long[] {spentNext}, maintenanceTimeoutMillis + "ms")
+                        .then(Mono.just(true)))
                 .retry(ADVANCE_TRIES - 1)
                 .onErrorResume(error -> {
-                    LOG.debug("claim cursor advance of queue {} failed {} times; the next claimer repairs it",
+                    LOG.debug("cursor advance of queue {} after a move failed {} times; the next claimer repairs it",
                             queue, ADVANCE_TRIES, error);
                     return Mono.empty();
                 })
@@ -482,8 +466,8 @@ public final class Lifecycle {
                 })
                 .flatMap(row -> {
                     Mono<Void> advance = row.spentNext() == null ? Mono.empty()
-                            : advanceCursors(row.sourceQueue(), List.of(new ClaimRow(null, row.sourcePriority(),
-                                    row.sourceShard(), row.spentNext())));
+                            : advanceMovedCursor(row.sourceQueue(), row.sourcePriority(), row.sourceShard(),
+                                    row.spentNext());
                     return advance.then(moveResult(jobId, row));
                 });
     }
@@ -576,9 +560,19 @@ public final class Lifecycle {
      * @return the counts
      */
     public Mono<QueueCounts> counts(String queue) {
-        String sql = "WITH lanes AS (SELECT l.priority, l.enqueue_shard, pg_sequence_last_value(l.enqueue_seq) AS e,"
-                + " pg_sequence_last_value(l.claim_seq) AS c FROM " + schema.table(Table.QUEUE_LANES) + " l"
-                + " WHERE l.queue = $1),"
+        // A lane's claim sequence may lag by its last claim, so its cursor is the largest of: the sequence; the end
+        // of its highest committed claim range; the start of its oldest live segment (everything below lay in pruned
+        // slots, which held only claimed rows), or, with no live segment, the enqueue sequence. Index probes per lane
+        // and slot.
+        String lane = "queue = l.queue AND priority = l.priority AND enqueue_shard = l.enqueue_shard";
+        String sql = "WITH lanes AS (SELECT l.priority, l.enqueue_shard, l.e,"
+                + " greatest(pg_sequence_last_value(l.claim_seq),"
+                + " (SELECT max(next_lane_seq) - 1 FROM " + schema.table(Table.READY_CLAIM_RANGES)
+                + " WHERE " + lane + "),"
+                + " coalesce((SELECT first_lane_seq - 1 FROM " + schema.table(Table.READY_SEGMENTS)
+                + " WHERE " + lane + " ORDER BY next_lane_seq LIMIT 1), l.e)) AS c"
+                + " FROM (SELECT *, pg_sequence_last_value(enqueue_seq) AS e FROM " + schema.table(Table.QUEUE_LANES)
+                + " WHERE queue = $1) l),"
                 + " terminal AS (SELECT x.state, sum(x.n)::bigint AS n FROM ("
                 + "SELECT state, count AS n FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUPS) + " WHERE queue = $1"
                 + " UNION ALL SELECT state, count FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)

@@ -32,7 +32,8 @@ public final class SchemaSteps {
     private static final List<String> FILES = List.of(
             "V1__rings.sql",
             "V2__schema_version_checksums.sql",
-            "V3__complete_attempts.sql");
+            "V3__complete_attempts.sql",
+            "V4__claim_in_one_statement.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

@@ -9,9 +9,9 @@ public enum SqlFunction {
     CREATE_LANE("create_lane"),
     /** Enqueues a batch into one lane of the current queue slot. */
     ENQUEUE_LANE("enqueue_lane"),
-    /** Claims a batch of a queue's ready jobs. */
-    CLAIM_JOBS("claim_jobs"),
-    /** Moves claimed lanes' cursors forward after the claim committed. */
+    /** Claims a batch of a queue's ready jobs in one statement (one commit). */
+    CLAIM_JOBS("claim_jobs_v2"),
+    /** Moves lanes' cursors forward after a move that spent a source row committed. */
     ADVANCE_CLAIM_CURSORS("advance_claim_cursors"),
     /** Ends an attempt: completes, retries, fails or releases it. */
     END_ATTEMPT("end_attempt"),

@@ -34,7 +34,7 @@ final class SchemaNamesUnitTests {
         assertThat(schema.table(Table.SCHEMA_VERSION)).isEqualTo("\"awa\".awa_reactive_schema_version");
         assertThat(schema.child(Table.QUEUE_TERMINAL_COUNT_DELTAS, 3))
                 .isEqualTo("\"awa\".queue_terminal_count_deltas_3");
-        assertThat(schema.function(SqlFunction.CLAIM_JOBS)).isEqualTo("\"awa\".claim_jobs");
+        assertThat(schema.function(SqlFunction.CLAIM_JOBS)).isEqualTo("\"awa\".claim_jobs_v2");
         assertThat(Schema.literal(schema.child(Table.LEASES, 0))).isEqualTo("'\"awa\".leases_0'");
         assertThatThrownBy(() -> schema.child(Table.QUEUE_LANES, 0))
                 .isInstanceOf(IllegalArgumentException.class)
