@@ -419,7 +419,8 @@ public final class QueueStorage {
      */
     public Mono<AttemptResult> complete(Job job) {
         requireJob(job);
-        return Mono.defer(() -> lifecycle.end(job, Lifecycle.Outcome.COMPLETED, null));
+        // The batch path with one attempt: its statements are planned once per session, end_attempt's per call.
+        return Mono.defer(() -> lifecycle.completeAll(List.of(job))).map(results -> results.get(0));
     }
 
     /**

@@ -339,10 +339,8 @@ public final class Lifecycle {
                 .collectList()).flatMapMany(Flux::fromIterable);
     }
 
-    /** How an attempt ends. */
+    /** How an attempt ends other than by completing ({@link #completeAll} completes). */
     public enum Outcome {
-        /** Success. */
-        COMPLETED("completed"),
         /** Failure: retry while attempts remain. */
         FAILED("failed"),
         /** Give the attempt back without consuming it. */
@@ -356,7 +354,7 @@ public final class Lifecycle {
     }
 
     /**
-     * Ends an attempt in one statement (one transaction): the lease delete is the race guard.
+     * Fails or releases an attempt in one statement (one transaction): the lease delete is the race guard.
      *
      * @param job the attempt
      * @param outcome how it ended
@@ -375,8 +373,8 @@ public final class Lifecycle {
     }
 
     /**
-     * Completes a batch of attempts in one statement and one transaction (group commit): each attempt is ended as
-     * {@link #end} ends a completion, the lease delete being its race guard.
+     * Completes a batch of attempts in one statement and one transaction (group commit), the lease delete being
+     * each attempt's race guard.
      *
      * @param jobs the attempts, at most {@link #MAX_COMPLETE_BATCH}
      * @return one result per job, in the order given: {@link AttemptResult#COMPLETED} or {@link AttemptResult#LOST}
