@@ -28,9 +28,12 @@ final class BenchOptions {
                     "output directory; each scenario writes DIR/<scenario>/summary.csv, timeseries.csv, *.png"),
             new Flag("url", "R2DBC_URL", "$AWA_TEST_R2DBC_URL, else an embedded durable PostgreSQL 17",
                     "external server: r2dbc:postgresql://user[:password]@host[:port]/database"),
-            new Flag("systems", "LIST", "awa-reactive,baseline", "systems to measure (ratios need both)"),
+            new Flag("systems", "LIST", "awa-reactive,baseline",
+                    "systems to measure (ratios need both); in throughput and pinned-horizon, baseline is both"
+                            + " baselines (each ack and batched)"),
             new Flag("duration", "D", "per scenario: 60s, 90s, -, 30s, 30s, 30s",
-                    "measured time of one run (one system, one case), after the warm-up"),
+                    "measured time of one run (one system, one case), after the warm-up; pinned-horizon pins the"
+                            + " middle third (30m: a 10-minute pin, per-minute throughput in per_minute.csv)"),
             new Flag("warmup", "D", "5s", "unmeasured time before each run"),
             new Flag("workers", "N|LIST", "4",
                     "worker loops: claim a batch, complete its jobs, claim again; throughput: a list (4,16,64) is a"

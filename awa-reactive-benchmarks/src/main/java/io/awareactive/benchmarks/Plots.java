@@ -84,7 +84,11 @@ final class Plots {
         Path summary = directory.resolve("summary.csv");
         if (directory.getFileName().toString().equals(ScenarioName.THROUGHPUT.cliName())
                 && Files.isRegularFile(summary)) {
-            written.add(workerSweep(directory.resolve("throughput_vs_workers.png"), Csv.read(summary)));
+            List<Map<String, String>> rows = Csv.read(summary);
+            // Results written before the sweep existed have a case without a worker count: nothing to draw.
+            if (rows.stream().anyMatch(row -> ThroughputScenario.workersOf(row.get("case")) > 0)) {
+                written.add(workerSweep(directory.resolve("throughput_vs_workers.png"), rows));
+            }
         }
         if (directory.getFileName().toString().equals(ScenarioName.PRUNE_COST.cliName()) && Files.isRegularFile(summary)) {
             List<Map<String, String>> rows = Csv.read(summary);
@@ -154,21 +158,19 @@ final class Plots {
      */
     private static Path workerSweep(Path file, List<Map<String, String>> rows) {
         XYSeriesCollection dataset = new XYSeriesCollection();
-        if (!rows.isEmpty()) {
-            for (String column : rows.get(0).keySet()) {
-                if (!column.equals("awa_reactive") && !column.startsWith("baseline")) {
-                    continue;
-                }
-                XYSeries series = new XYSeries(column.replace('_', '-'), true, true);
-                for (Map<String, String> row : rows) {
-                    int workers = ThroughputScenario.workersOf(row.get("case"));
-                    double value = Csv.parseNumber(row.get(column));
-                    if (workers > 0 && row.get("metric").equals("throughput") && !Double.isNaN(value)) {
-                        series.add(workers, value);
-                    }
-                }
-                dataset.addSeries(series);
+        for (String column : rows.get(0).keySet()) {
+            if (!column.equals("awa_reactive") && !column.startsWith("baseline")) {
+                continue;
             }
+            XYSeries series = new XYSeries(column.replace('_', '-'), true, true);
+            for (Map<String, String> row : rows) {
+                int workers = ThroughputScenario.workersOf(row.get("case"));
+                double value = Csv.parseNumber(row.get(column));
+                if (workers > 0 && row.get("metric").equals("throughput") && !Double.isNaN(value)) {
+                    series.add(workers, value);
+                }
+            }
+            dataset.addSeries(series);
         }
         JFreeChart chart = ChartFactory.createXYLineChart("throughput: completed jobs per second against workers",
                 "workers", "jobs/s", dataset, PlotOrientation.VERTICAL, true, false, false);

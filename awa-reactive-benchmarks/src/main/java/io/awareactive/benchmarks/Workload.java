@@ -172,7 +172,7 @@ final class Workload<J> {
         return claimLatency;
     }
 
-    /** Latency of one acknowledgement transaction (one job, or a claimed batch with {@code --acks batch}). */
+    /** Latency of one acknowledgement transaction (one job, or a claimed batch when acknowledging in batches). */
     Latency completeLatency() {
         return completeLatency;
     }

@@ -112,4 +112,14 @@ final class PlotsUnitTests {
                 .containsExactly("throughput_vs_workers.png");
         assertThat(ImageIO.read(plots.get(0).toFile())).isNotNull();
     }
+
+    @Test
+    void shouldDrawNoSweepFromAThroughputSummaryWithoutWorkerCounts(@TempDir Path out) throws Exception {
+        Path directory = out.resolve("throughput");
+        Files.createDirectories(directory);
+        Files.write(directory.resolve("summary.csv"), List.of(Report.SUMMARY_HEADER,
+                "throughput,closed loop,throughput,jobs/s,1000,2000,0.5"));
+
+        assertThat(Plots.draw(directory)).isEmpty();
+    }
 }
