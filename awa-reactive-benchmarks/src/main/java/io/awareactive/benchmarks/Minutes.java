@@ -3,12 +3,15 @@ package io.awareactive.benchmarks;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Throughput over windows of a run's time series: per minute (the long-pin table and plot) and over any window (the
  * last minute of a pin). A sample taken at {@code t} covers the interval since the previous sample (since 0 for the
- * first); a window's jobs/s is the jobs completed in the samples ending inside it divided by the time they cover.
+ * first) and belongs to the window holding that interval's middle; a window's jobs/s is the jobs completed in its
+ * samples divided by the time they cover.
  */
 final class Minutes {
 
@@ -34,24 +37,22 @@ final class Minutes {
     }
 
     /**
-     * Cuts one system's samples into windows of {@code widthSeconds}: sample {@code t} belongs to window
-     * {@code ceil(t / width) - 1}, so a sample at exactly 60 s closes the first minute.
+     * Cuts one system's samples into windows of {@code widthSeconds}. A sample belongs to the window holding the
+     * middle of the interval it covers, so a sample taken a few milliseconds late (at 60.002 s) still closes the first
+     * minute.
      *
      * @param samples one system's samples, in time order
      * @param widthSeconds the window width (60 for minutes)
      * @return one entry per window holding at least one sample, in time order
      */
     static List<Minute> of(List<Sampler.Sample> samples, double widthSeconds) {
+        Map<Integer, List<Sampler.Sample>> windows = new TreeMap<>();
+        for (int i = 0; i < samples.size(); i++) {
+            int index = (int) Math.floor(middle(samples, i) / widthSeconds);
+            windows.computeIfAbsent(index, k -> new ArrayList<>()).add(samples.get(i));
+        }
         List<Minute> minutes = new ArrayList<>();
-        int index = 0;
-        int first = 0;
-        while (first < samples.size()) {
-            index = Math.max(index, bucket(samples.get(first).seconds(), widthSeconds));
-            int last = first;
-            while (last + 1 < samples.size() && bucket(samples.get(last + 1).seconds(), widthSeconds) == index) {
-                last++;
-            }
-            List<Sampler.Sample> window = samples.subList(first, last + 1);
+        windows.forEach((index, window) -> {
             Set<String> phases = new LinkedHashSet<>();
             window.forEach(sample -> phases.add(sample.phase()));
             Sampler.Sample head = window.get(0);
@@ -59,31 +60,30 @@ final class Minutes {
             minutes.add(new Minute(head.system(), head.caseName(), index, start,
                     window.get(window.size() - 1).seconds(), String.join("/", phases),
                     jobsPerSecond(samples, start, start + widthSeconds)));
-            first = last + 1;
-            index++;
-        }
+        });
         return minutes;
     }
 
-    private static int bucket(double seconds, double widthSeconds) {
-        return Math.max(0, (int) Math.ceil(seconds / widthSeconds) - 1);
+    /** The middle of the interval sample {@code i} covers (from the previous sample, or from 0). */
+    private static double middle(List<Sampler.Sample> samples, int i) {
+        double previous = i == 0 ? 0 : samples.get(i - 1).seconds();
+        return (previous + samples.get(i).seconds()) / 2;
     }
 
     /**
-     * Jobs per second over the samples that end in {@code (fromSeconds, toSeconds]}, each weighted by the interval it
-     * covers; NaN when no sample with a throughput ends there.
+     * Jobs per second over the samples whose covered interval has its middle in {@code [fromSeconds, toSeconds)},
+     * each weighted by the interval it covers; NaN when no such sample has a throughput.
      *
      * @param samples one system's samples, in time order
      */
     static double jobsPerSecond(List<Sampler.Sample> samples, double fromSeconds, double toSeconds) {
         double jobs = 0;
         double seconds = 0;
-        double previous = 0;
-        for (Sampler.Sample sample : samples) {
-            double covered = sample.seconds() - previous;
-            previous = sample.seconds();
-            if (sample.seconds() > fromSeconds && sample.seconds() <= toSeconds && !Double.isNaN(sample.jobsPerSecond())
-                    && covered > 0) {
+        for (int i = 0; i < samples.size(); i++) {
+            Sampler.Sample sample = samples.get(i);
+            double covered = sample.seconds() - (i == 0 ? 0 : samples.get(i - 1).seconds());
+            double middle = middle(samples, i);
+            if (middle >= fromSeconds && middle < toSeconds && !Double.isNaN(sample.jobsPerSecond()) && covered > 0) {
                 jobs += sample.jobsPerSecond() * covered;
                 seconds += covered;
             }
@@ -92,8 +92,8 @@ final class Minutes {
     }
 
     /**
-     * Jobs per second in the last minute of a phase: the samples of that phase ending in the 60 s before its last
-     * sample (all of the phase when it is shorter); NaN when no sample is in that phase.
+     * Jobs per second in the last minute of a phase: the samples of that phase within the 60 s before its last sample
+     * (all of the phase when it is shorter); NaN when no sample is in that phase.
      *
      * @param samples one system's samples, in time order
      * @param phase the phase, e.g. {@code pinned}

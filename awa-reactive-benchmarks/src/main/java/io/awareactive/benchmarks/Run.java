@@ -135,8 +135,8 @@ final class Run {
     static Result execute(BenchContext context, Contender contender, int workers, String schema, Spec spec) {
         BenchOptions options = context.options();
         int extraConnections = spec.lookups() == null ? 0 : spec.lookups().concurrency();
-        context.log("%s / %s: %s, %d workers, for %ss (+%ss warm-up)", context.options().scenario() == null ? ""
-                : context.options().scenario().cliName(), contender.name(), spec.caseName(), workers,
+        context.log("%s / %s: %s for %ss (+%ss warm-up)", context.options().scenario() == null ? ""
+                : context.options().scenario().cliName(), contender.name(), spec.caseName(),
                 spec.duration().toSeconds(), options.warmup().toSeconds());
         try (QueueSystem<?> system = context.open(contender.system(), schema, workers, extraConnections)) {
             return execute(context, system, contender, Workload.Settings.of(options, workers, contender.batchedAcks()),

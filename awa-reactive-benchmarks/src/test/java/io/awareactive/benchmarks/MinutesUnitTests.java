@@ -22,7 +22,7 @@ final class MinutesUnitTests {
     }
 
     @Test
-    void shouldPutASampleAtExactlySixtySecondsInTheFirstMinute() {
+    void shouldCutSamplesIntoMinutesWithASampleAtSixtySecondsInTheFirst() {
         List<Minutes.Minute> minutes = Minutes.of(series(10, 150), Minutes.MINUTE_SECONDS);
 
         assertThat(minutes).extracting(Minutes.Minute::index).containsExactly(0, 1, 2);
@@ -47,10 +47,24 @@ final class MinutesUnitTests {
     }
 
     @Test
-    void shouldSkipEmptyMinutesAndKeepTheirIndex() {
-        List<Sampler.Sample> samples = List.of(sample(30, "run", 10), sample(150, "run", 50));
+    void shouldPutASampleTakenAFewMillisecondsLateInTheMinuteItCloses() {
+        List<Sampler.Sample> samples = List.of(sample(59.0007, "after", 10), sample(60.0003, "after", 20),
+                sample(61.0002, "after", 30));
 
-        assertThat(Minutes.of(samples, 60)).extracting(Minutes.Minute::index).containsExactly(0, 2);
+        List<Minutes.Minute> minutes = Minutes.of(samples, 60);
+
+        assertThat(minutes).extracting(Minutes.Minute::index).containsExactly(0, 1);
+        assertThat(minutes.get(0).endSeconds()).isEqualTo(60.0003);
+        assertThat(minutes.get(1).jobsPerSecond()).isEqualTo(30);
+    }
+
+    @Test
+    void shouldSkipEmptyMinutesAndKeepTheirIndex() {
+        // The second sample covers 30-200 s (middle 115 s, the second minute); the third 200-210 s (the fourth).
+        List<Sampler.Sample> samples = List.of(sample(30, "run", 10), sample(200, "run", 50),
+                sample(210, "run", 50));
+
+        assertThat(Minutes.of(samples, 60)).extracting(Minutes.Minute::index).containsExactly(0, 1, 3);
     }
 
     @Test
