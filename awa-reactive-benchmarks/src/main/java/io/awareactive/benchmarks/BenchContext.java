@@ -14,6 +14,9 @@ import java.util.Map;
 /** Everything a scenario needs: options, the database, the output directory, the console, system factories. */
 final class BenchContext {
 
+    /** Connections a run opens besides its system's pool: maintenance engine, sampler, pin or fixture, spare. */
+    private static final int MAINTENANCE_AND_SIDE_CONNECTIONS = 6;
+
     private final BenchOptions options;
     private final BenchDatabase database;
     private final Path out;
@@ -58,7 +61,19 @@ final class BenchContext {
      * @param extraConnections connections beyond one per producer and worker and two spare (lookup load)
      */
     QueueSystem<?> open(String label, String schema, int extraConnections) {
-        return open(label, schema, extraConnections, Map.of());
+        return open(label, schema, options.workers(), extraConnections, Map.of());
+    }
+
+    /**
+     * Opens a system for a run with {@code workers} workers (a point of the throughput sweep).
+     *
+     * @param label {@code awa-reactive} or {@code baseline}
+     * @param schema the schema name
+     * @param workers the run's worker loops
+     * @param extraConnections connections beyond one per producer and worker and two spare (lookup load)
+     */
+    QueueSystem<?> open(String label, String schema, int workers, int extraConnections) {
+        return open(label, schema, workers, extraConnections, Map.of());
     }
 
     /**
@@ -70,8 +85,15 @@ final class BenchContext {
      * @param sessionSettings server parameters set at connection start
      */
     QueueSystem<?> open(String label, String schema, int extraConnections, Map<String, String> sessionSettings) {
+        return open(label, schema, options.workers(), extraConnections, sessionSettings);
+    }
+
+    private QueueSystem<?> open(String label, String schema, int workers, int extraConnections,
+            Map<String, String> sessionSettings) {
         database.dropSchema(schema);
-        int size = options.producers() + options.workers() + 2 + extraConnections;
+        int size = options.producers() + workers + 2 + extraConnections;
+        // The pool, plus the maintenance engine, the sampler and a horizon pin or fixture connection.
+        database.requireConnections(size + MAINTENANCE_AND_SIDE_CONNECTIONS);
         String payload = Payload.json(options.payloadBytes());
         ConnectionPool pool = BenchDatabase.pool(database.connectionFactory(BenchDatabase.APPLICATION_NAME,
                 builder -> {
@@ -81,7 +103,7 @@ final class BenchContext {
                 }), "bench-" + label, size);
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
-            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards());
+            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards(workers));
             default -> throw new IllegalArgumentException("unknown system " + label);
         };
     }

@@ -8,6 +8,7 @@ import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import java.security.SecureRandom;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -51,6 +52,7 @@ final class BenchDatabase implements AutoCloseable {
     private @Nullable String maintenancePassword;
     private @Nullable Boolean pgStatStatements;
     private @Nullable Boolean superuser;
+    private @Nullable Boolean pgStatWal;
 
     BenchDatabase(PostgresServer server, String database, boolean ownsServer, String serverDescription) {
         this.server = server;
@@ -241,6 +243,53 @@ final class BenchDatabase implements AutoCloseable {
             throw new IllegalStateException("cannot read server settings: " + e.getMessage(), e);
         }
         return settings;
+    }
+
+    /**
+     * Reads the work counters (see {@link DatabaseWork}) for a system's schema. The statistics views are fed by each
+     * backend at most about once a second, so a reading lags the server by up to a second of work.
+     *
+     * @param schema the system's schema
+     */
+    DatabaseWork work(String schema) {
+        String wal = hasPgStatWal() ? "(SELECT wal_bytes::bigint FROM pg_stat_wal)"
+                : "pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint";
+        String sql = "SELECT " + wal + ", (SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint"
+                + " FROM pg_stat_user_tables WHERE schemaname = ?),"
+                + " (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())";
+        try (Connection connection = jdbc(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, schema);
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                return new DatabaseWork(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the work counters: " + e.getMessage(), e);
+        }
+    }
+
+    private synchronized boolean hasPgStatWal() {
+        if (pgStatWal == null) {
+            pgStatWal = queryLong("SELECT count(*) FROM pg_catalog.pg_attribute"
+                    + " WHERE attrelid = to_regclass('pg_catalog.pg_stat_wal') AND attname = 'wal_bytes'") == 1;
+        }
+        return pgStatWal;
+    }
+
+    /**
+     * Fails when the server cannot take {@code needed} more connections (a pool for many workers): max_connections
+     * less the superuser reserve and the connections already open.
+     *
+     * @param needed connections about to be opened
+     */
+    void requireConnections(int needed) {
+        long free = queryLong("SELECT current_setting('max_connections')::int"
+                + " - current_setting('superuser_reserved_connections')::int"
+                + " - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')");
+        if (free < needed) {
+            throw new IllegalStateException("the server has " + free + " free connections, the run needs " + needed
+                    + ": raise max_connections or lower --workers");
+        }
     }
 
     /** Drops a schema if it exists (cleanup between runs). */

@@ -28,15 +28,21 @@ final class BenchOptions {
                     "output directory; each scenario writes DIR/<scenario>/summary.csv, timeseries.csv, *.png"),
             new Flag("url", "R2DBC_URL", "$AWA_TEST_R2DBC_URL, else an embedded durable PostgreSQL 17",
                     "external server: r2dbc:postgresql://user[:password]@host[:port]/database"),
-            new Flag("systems", "LIST", "awa-reactive,baseline", "systems to measure (ratios need both)"),
+            new Flag("systems", "LIST", "awa-reactive,baseline",
+                    "systems to measure (ratios need both); in throughput and pinned-horizon, baseline is both"
+                            + " baselines (each ack and batched)"),
             new Flag("duration", "D", "per scenario: 60s, 90s, -, 30s, 30s, 30s",
-                    "measured time of one run (one system, one case), after the warm-up"),
+                    "measured time of one run (one system, one case), after the warm-up; pinned-horizon pins the"
+                            + " middle third (30m: a 10-minute pin, per-minute throughput in per_minute.csv)"),
             new Flag("warmup", "D", "5s", "unmeasured time before each run"),
-            new Flag("workers", "N", "4", "worker loops: claim a batch, complete its jobs (see --acks), claim again"),
+            new Flag("workers", "N|LIST", "4",
+                    "worker loops: claim a batch, complete its jobs, claim again; throughput: a list (4,16,64) is a"
+                            + " sweep, each point run for each system; other scenarios use the first number"),
             new Flag("acks", "MODE", "each",
-                    "each: every completion in its own transaction (what db-scheduler and JobRunr do); batch: a"
-                            + " claimed batch's completions in one (awa-reactive completeAll, baseline DELETE ... ="
-                            + " ANY($1))"),
+                    "claim-latency, lookup-pressure, maintenance-overhead: each = every completion in its own"
+                            + " transaction, batch = a claimed batch's completions in one, for both systems;"
+                            + " throughput and pinned-horizon always run awa-reactive batched (completeAll) against"
+                            + " both baselines, each ack and batched (DELETE ... = ANY($1))"),
             new Flag("producers", "N", "1", "producer loops enqueueing batches while the backlog is below --backlog"),
             new Flag("claim-batch", "N", "10", "jobs per claim"),
             new Flag("enqueue-batch", "N", "50", "jobs per enqueue round trip"),
@@ -146,7 +152,7 @@ final class BenchOptions {
             positiveDuration("duration");
         }
         warmup();
-        workers();
+        workerCounts();
         batchedAcks();
         producers();
         claimBatch();
@@ -232,8 +238,22 @@ final class BenchOptions {
         return duration("warmup", "5s", true);
     }
 
+    /** The first (for most scenarios the only) number of {@code --workers}. */
     int workers() {
-        return positiveInt("workers", 4);
+        return workerCounts().get(0);
+    }
+
+    /** Every number of {@code --workers}, in the order given: the points of the throughput sweep. */
+    List<Integer> workerCounts() {
+        List<Integer> counts = new ArrayList<>();
+        for (String item : list("workers", "4")) {
+            int count = parsePositiveInt("workers", item);
+            if (counts.contains(count)) {
+                throw new IllegalArgumentException("--workers lists " + count + " twice, was " + values.get("workers"));
+            }
+            counts.add(count);
+        }
+        return counts;
     }
 
     /** Whether a worker completes a claimed batch in one transaction ({@code --acks batch}). */
@@ -266,7 +286,12 @@ final class BenchOptions {
     }
 
     int enqueueShards() {
-        int shards = positiveInt("enqueue-shards", Math.min(64, workers()));
+        return enqueueShards(workers());
+    }
+
+    /** awa-reactive's enqueue shards for a run with {@code workers} workers (by default one per worker, at most 64). */
+    int enqueueShards(int workers) {
+        int shards = positiveInt("enqueue-shards", Math.min(64, workers));
         if (shards > 64) {
             throw new IllegalArgumentException("--enqueue-shards must be between 1 and 64, was " + shards);
         }
@@ -464,8 +489,11 @@ final class BenchOptions {
         text.append("\nDurations: 500ms, 30s, 1.5s, 2m, 1h. Lists: comma-separated.\n")
                 .append("PostgreSQL: an embedded PostgreSQL 17 with fsync, synchronous_commit and full_page_writes on,\n")
                 .append("started for the run (data under target/awa-postgres/), unless --url or $AWA_TEST_R2DBC_URL.\n")
-                .append("Results: a table on stdout, <out>/<scenario>/summary.csv (ratio = awa-reactive / baseline),\n")
-                .append("timeseries.csv and PNG plots drawn from it.\n");
+                .append("Results: a table on stdout, <out>/<scenario>/summary.csv (one row per metric: awa_reactive, one\n")
+                .append("column per baseline, baseline_each_ack and baseline_batched_ack in throughput and pinned-horizon,\n")
+                .append("else baseline, and ratio_awa_over_<baseline> for each), timeseries.csv, per_minute.csv\n")
+                .append("(pinned-horizon) and PNG plots drawn from them. Throughput and pinned-horizon also report WAL\n")
+                .append("bytes, rows written and commits per completed job.\n");
         return text.toString();
     }
 }

@@ -1,6 +1,10 @@
 package io.awareactive.benchmarks;
 
 import io.awareactive.core.Ring;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
@@ -18,30 +22,54 @@ final class Figures {
         return result == null ? Double.NaN : figure.applyAsDouble(result);
     }
 
-    static Run.@Nullable Result awa(Map<String, Run.Result> results) {
-        return results.get(AwaQueue.LABEL);
+    /** awa-reactive's result among the results of {@link Contender#withBothBaselines}. */
+    static Run.@Nullable Result awa(Map<Contender, Run.Result> results) {
+        return results.get(Contender.AWA_BATCHED);
     }
 
-    static Run.@Nullable Result baseline(Map<String, Run.Result> results) {
-        return results.get(BaselineQueue.LABEL);
+    /**
+     * The baselines' results among the results of {@link Contender#withBothBaselines}, in the order of
+     * {@link Contender#bothBaselineColumns()} (null where not measured).
+     */
+    static List<Run.@Nullable Result> bothBaselines(Map<Contender, Run.Result> results) {
+        return Arrays.asList(results.get(Contender.BASELINE_EACH_ACK), results.get(Contender.BASELINE_BATCHED_ACK));
     }
 
     /** Throughput, claim latency, bytes, dead tuples and errors of a pair of runs. */
     static void workload(Report report, String caseName, Run.@Nullable Result awa, Run.@Nullable Result baseline) {
-        row(report, caseName, "throughput", "jobs/s", awa, baseline, Run.Result::jobsPerSecond);
-        row(report, caseName, "claim p50", "ms", awa, baseline, r -> r.claimMillis(50));
-        row(report, caseName, "claim p99", "ms", awa, baseline, r -> r.claimMillis(99));
-        row(report, caseName, "claim max", "ms", awa, baseline, Run.Result::claimMaxMillis);
-        row(report, caseName, "claims that found nothing", "%", awa, baseline, Run.Result::emptyClaimPercent);
-        row(report, caseName, "complete p50", "ms", awa, baseline, r -> Latency.millis(r.completeLatency(), 50));
-        row(report, caseName, "complete p99", "ms", awa, baseline, r -> Latency.millis(r.completeLatency(), 99));
-        row(report, caseName, "enqueue batch p50", "ms", awa, baseline, r -> Latency.millis(r.enqueueLatency(), 50));
-        row(report, caseName, "enqueue batch p99", "ms", awa, baseline, r -> Latency.millis(r.enqueueLatency(), 99));
-        row(report, caseName, "table+index bytes at end", "MiB", awa, baseline, r -> r.lastTotalBytes() / MIB);
-        row(report, caseName, "table+index bytes max", "MiB", awa, baseline, r -> r.maxTotalBytes() / MIB);
-        row(report, caseName, "dead tuples mean", "tuples", awa, baseline, Run.Result::meanDeadTuples);
-        row(report, caseName, "dead tuples max", "tuples", awa, baseline, r -> r.maxDeadTuples());
-        row(report, caseName, "errors", "count", awa, baseline, r -> r.errors() + r.lookupErrors());
+        workload(report, caseName, awa, Collections.singletonList(baseline));
+    }
+
+    /**
+     * Throughput, claim latency, bytes, dead tuples, work per job and errors of awa-reactive's run and the
+     * baselines' (in the report's column order, null where not measured).
+     */
+    static void workload(Report report, String caseName, Run.@Nullable Result awa,
+            List<Run.@Nullable Result> baselines) {
+        row(report, caseName, "throughput", "jobs/s", awa, baselines, Run.Result::jobsPerSecond);
+        row(report, caseName, "claim p50", "ms", awa, baselines, r -> r.claimMillis(50));
+        row(report, caseName, "claim p99", "ms", awa, baselines, r -> r.claimMillis(99));
+        row(report, caseName, "claim max", "ms", awa, baselines, Run.Result::claimMaxMillis);
+        row(report, caseName, "claims that found nothing", "%", awa, baselines, Run.Result::emptyClaimPercent);
+        row(report, caseName, "complete p50", "ms", awa, baselines, r -> Latency.millis(r.completeLatency(), 50));
+        row(report, caseName, "complete p99", "ms", awa, baselines, r -> Latency.millis(r.completeLatency(), 99));
+        row(report, caseName, "enqueue batch p50", "ms", awa, baselines, r -> Latency.millis(r.enqueueLatency(), 50));
+        row(report, caseName, "enqueue batch p99", "ms", awa, baselines, r -> Latency.millis(r.enqueueLatency(), 99));
+        row(report, caseName, "table+index bytes at end", "MiB", awa, baselines, r -> r.lastTotalBytes() / MIB);
+        row(report, caseName, "table+index bytes max", "MiB", awa, baselines, r -> r.maxTotalBytes() / MIB);
+        row(report, caseName, "dead tuples mean", "tuples", awa, baselines, Run.Result::meanDeadTuples);
+        row(report, caseName, "dead tuples max", "tuples", awa, baselines, r -> r.maxDeadTuples());
+        work(report, caseName, awa, baselines);
+        row(report, caseName, "errors", "count", awa, baselines, r -> r.errors() + r.lookupErrors());
+    }
+
+    /** WAL bytes, rows written and commits per completed job over each run's measured window. */
+    static void work(Report report, String caseName, Run.@Nullable Result awa, List<Run.@Nullable Result> baselines) {
+        row(report, caseName, "WAL per job", "bytes", awa, baselines, r -> r.work().walBytesPerJob(r.completed()));
+        row(report, caseName, "rows written per job", "rows", awa, baselines,
+                r -> r.work().rowsPerJob(r.completed()));
+        row(report, caseName, "commits per job", "commits", awa, baselines,
+                r -> r.work().commitsPerJob(r.completed()));
     }
 
     /** awa-reactive's queue-ring prune outcomes in a run (no baseline counterpart). */
@@ -50,18 +78,25 @@ final class Figures {
             return;
         }
         PruneStats stats = awa.pruneStats();
-        report.add(caseName, "queue prune attempts", "count", stats.attempts(Ring.QUEUE), Double.NaN);
-        report.add(caseName, "queue pruned", "count", stats.count(Ring.QUEUE, "pruned"), Double.NaN);
-        report.add(caseName, "queue blocked lock_timeout", "count", stats.blocked(Ring.QUEUE, "lock_timeout"),
-                Double.NaN);
-        report.add(caseName, "queue blocked nowait", "count", stats.blocked(Ring.QUEUE, "nowait"), Double.NaN);
-        report.add(caseName, "queue skipped_active", "count", stats.count(Ring.QUEUE, "skipped_active"), Double.NaN);
-        report.add(caseName, "queue prune lock mean", "ms", stats.meanQueueLockMillis(), Double.NaN);
-        report.add(caseName, "queue prune lock max", "ms", stats.maxQueueLockMillis(), Double.NaN);
+        report.addAwaOnly(caseName, "queue prune attempts", "count", stats.attempts(Ring.QUEUE));
+        report.addAwaOnly(caseName, "queue pruned", "count", stats.count(Ring.QUEUE, "pruned"));
+        report.addAwaOnly(caseName, "queue blocked lock_timeout", "count", stats.blocked(Ring.QUEUE, "lock_timeout"));
+        report.addAwaOnly(caseName, "queue blocked nowait", "count", stats.blocked(Ring.QUEUE, "nowait"));
+        report.addAwaOnly(caseName, "queue skipped_active", "count", stats.count(Ring.QUEUE, "skipped_active"));
+        report.addAwaOnly(caseName, "queue prune lock mean", "ms", stats.meanQueueLockMillis());
+        report.addAwaOnly(caseName, "queue prune lock max", "ms", stats.maxQueueLockMillis());
     }
 
     static void row(Report report, String caseName, String metric, String unit, Run.@Nullable Result awa,
             Run.@Nullable Result baseline, ToDoubleFunction<Run.Result> figure) {
-        report.add(caseName, metric, unit, of(awa, figure), of(baseline, figure));
+        row(report, caseName, metric, unit, awa, Collections.singletonList(baseline), figure);
+    }
+
+    /** A row of one figure of awa-reactive's run and of each baseline's (null where not measured). */
+    static void row(Report report, String caseName, String metric, String unit, Run.@Nullable Result awa,
+            List<Run.@Nullable Result> baselines, ToDoubleFunction<Run.Result> figure) {
+        List<Double> values = new ArrayList<>();
+        baselines.forEach(baseline -> values.add(of(baseline, figure)));
+        report.add(caseName, metric, unit, of(awa, figure), values);
     }
 }

@@ -144,7 +144,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                     options.idle(name).toSeconds(), options.duration(name).toSeconds(),
                     options.warmup().toSeconds());
             BenchContext.pause(options.warmup());
-            Sampler sampler = new Sampler(context.database(), system, "idle then load", workload,
+            Sampler sampler = new Sampler(context.database(), system, system.label(), "idle then load", workload,
                     options.sampleInterval(), () -> phase[0]).start();
             Snapshot idleStart = snapshot(context, system, activity, workload);
             BenchContext.pause(options.idle(name));

@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * Scenario 2, pinned MVCC horizon: scenario 1's loop, with a {@code REPEATABLE READ} transaction opened at one third
  * of the run and committed at two thirds, by a session that only read an unrelated table (so it pins the xmin horizon
  * of the whole database without locking any queue table). Phases {@code before}, {@code pinned}, {@code after}.
+ * awa-reactive (batched completion) runs against both baselines (one ack per transaction, and batched);
+ * {@code --duration 30m} is the long-pin variant (a 10-minute pin), whose per-minute throughput goes to
+ * {@code per_minute.csv}.
  */
 final class PinnedHorizonScenario implements Scenario {
 
@@ -23,7 +26,7 @@ final class PinnedHorizonScenario implements Scenario {
     public Report run(BenchContext context) {
         BenchOptions options = context.options();
         ScenarioName name = ScenarioName.PINNED_HORIZON;
-        Report report = new Report(name);
+        Report report = new Report(name, Contender.bothBaselineColumns());
         context.describe(report);
         context.database().execute("DROP SCHEMA IF EXISTS " + PIN_SCHEMA + " CASCADE",
                 "CREATE SCHEMA " + PIN_SCHEMA,
@@ -31,29 +34,35 @@ final class PinnedHorizonScenario implements Scenario {
                 "INSERT INTO " + PIN_SCHEMA + ".unrelated VALUES (1, 'read by the horizon-pinning session')");
         Duration duration = options.duration(name);
         Duration third = duration.dividedBy(3);
-        Map<String, Run.Result> results = new LinkedHashMap<>();
+        Map<Contender, Run.Result> results = new LinkedHashMap<>();
         try {
-            for (String system : options.systems()) {
+            for (Contender contender : Contender.withBothBaselines(options)) {
                 try (HorizonPin pin = new HorizonPin(context.database())) {
                     Run.Spec spec = Run.Spec.of(CASE, duration, options.lockTimeout(), options.rotateInterval(name))
                             .withTimeline("before", List.of(
                                     new Run.Event(third, "pinned", pin::pin),
                                     new Run.Event(third.multipliedBy(2), "after", pin::release)));
-                    Run.Result result = Run.execute(context, system, Scenario.schema(name, system), spec);
-                    results.put(system, result);
+                    Run.Result result = Run.execute(context, contender, options.workers(),
+                            Scenario.schema(name, contender.system()), spec);
+                    results.put(contender, result);
                     report.addSamples(result.samples());
+                    report.addMinutes(Minutes.of(result.samples(), Minutes.MINUTE_SECONDS));
                 }
             }
         } finally {
             context.database().execute("DROP SCHEMA IF EXISTS " + PIN_SCHEMA + " CASCADE");
         }
         Run.Result awa = Figures.awa(results);
-        Run.Result baseline = Figures.baseline(results);
+        List<Run.@Nullable Result> baseline = Figures.bothBaselines(results);
         for (String phase : List.of("before", "pinned", "after")) {
             Figures.row(report, CASE, "throughput " + phase, "jobs/s", awa, baseline, r -> r.jobsPerSecond(phase));
             Figures.row(report, CASE, "claim p99 " + phase, "ms", awa, baseline,
                     r -> Latency.millis(r.phaseLatency().get(phase), 99));
         }
+        Figures.row(report, CASE, "throughput last minute of the pin", "jobs/s", awa, baseline,
+                r -> Minutes.lastMinuteOf(r.samples(), "pinned"));
+        Figures.row(report, CASE, "throughput last minute of the pin / before", "ratio", awa, baseline,
+                r -> Minutes.lastMinuteOf(r.samples(), "pinned") / r.jobsPerSecond("before"));
         Figures.row(report, CASE, "throughput after / before", "ratio", awa, baseline,
                 r -> r.jobsPerSecond("after") / r.jobsPerSecond("before"));
         Figures.row(report, CASE, "dead tuples max before pin", "tuples", awa, baseline,
@@ -70,12 +79,15 @@ final class PinnedHorizonScenario implements Scenario {
                 r -> (lastBytes(r, "pinned") - lastBytes(r, "before")) / Figures.MIB);
         Figures.row(report, CASE, "dead tuples back to pre-pin level after release", "s", awa, baseline,
                 PinnedHorizonScenario::recoverySeconds);
+        Figures.work(report, CASE, awa, baseline);
         Figures.row(report, CASE, "errors", "count", awa, baseline, r -> r.errors());
         Figures.prunes(report, CASE, awa);
         report.note("the pin is a REPEATABLE READ transaction that read " + PIN_SCHEMA + ".unrelated and stays open"
                 + " from " + third.toSeconds() + " s to " + third.multipliedBy(2).toSeconds() + " s of each run;"
                 + " 'back to pre-pin level' = first sample after release with dead tuples <= max(1.5 x the pre-pin"
-                + " maximum, 1000); empty when that did not happen within the run");
+                + " maximum, 1000); empty when that did not happen within the run; 'last minute of the pin' = the"
+                + " samples of the last 60 s of the pinned phase (all of it when shorter); per_minute.csv has each"
+                + " minute of each run; work per job is over the whole measured window");
         return report;
     }
 

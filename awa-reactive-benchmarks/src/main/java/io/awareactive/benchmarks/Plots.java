@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -34,8 +35,9 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * Draws the PNG plots of a scenario directory from its CSV files (never from memory, so {@code ./bench plot} redraws
- * exactly what a run drew): throughput, claim p99, dead tuples and bytes over time for both systems from
- * {@code timeseries.csv}; reclaim time and WAL against rows from prune-cost's {@code summary.csv}.
+ * exactly what a run drew): throughput, claim p99, dead tuples and bytes over time for every system from
+ * {@code timeseries.csv}; throughput minute by minute from {@code per_minute.csv}; throughput against workers from
+ * throughput's {@code summary.csv}; reclaim time and WAL against rows from prune-cost's {@code summary.csv}.
  */
 final class Plots {
 
@@ -74,7 +76,20 @@ final class Plots {
             written.add(timeSeries(directory.resolve("bytes.png"), title + ": table + index bytes of the system",
                     "MiB", rows, "total_bytes", 1024.0 * 1024.0, false));
         }
+        Path perMinute = directory.resolve("per_minute.csv");
+        if (Files.isRegularFile(perMinute)) {
+            written.add(perMinute(directory.resolve("per_minute.png"), directory.getFileName() + ": completed jobs"
+                    + " per second, minute by minute", Csv.read(perMinute)));
+        }
         Path summary = directory.resolve("summary.csv");
+        if (directory.getFileName().toString().equals(ScenarioName.THROUGHPUT.cliName())
+                && Files.isRegularFile(summary)) {
+            List<Map<String, String>> rows = Csv.read(summary);
+            // Results written before the sweep existed have a case without a worker count: nothing to draw.
+            if (rows.stream().anyMatch(row -> ThroughputScenario.workersOf(row.get("case")) > 0)) {
+                written.add(workerSweep(directory.resolve("throughput_vs_workers.png"), rows));
+            }
+        }
         if (directory.getFileName().toString().equals(ScenarioName.PRUNE_COST.cliName()) && Files.isRegularFile(summary)) {
             List<Map<String, String>> rows = Csv.read(summary);
             written.add(pruneCost(directory.resolve("reclaim_time.png"), rows, "reclaim time", "ms",
@@ -87,38 +102,86 @@ final class Plots {
 
     private static Path timeSeries(Path file, String title, String yLabel, List<Map<String, String>> rows,
             String column, double divisor, boolean log) {
-        Set<String> cases = new LinkedHashSet<>();
-        for (Map<String, String> row : rows) {
-            cases.add(row.get("case"));
-        }
-        boolean manyCases = cases.size() > 1;
-        Function<Map<String, String>, String> key = row -> manyCases
-                ? row.get("system") + " / " + row.get("case") : row.get("system");
-        Map<String, XYSeries> series = new LinkedHashMap<>();
-        // awa-reactive first, then the baseline, so colours are stable across plots.
-        for (String system : List.of("awa-reactive", "baseline")) {
-            for (Map<String, String> row : rows) {
-                if (!row.get("system").equals(system)) {
-                    continue;
-                }
-                double value = Csv.parseNumber(row.get(column));
-                if (Double.isNaN(value)) {
-                    continue;
-                }
-                series.computeIfAbsent(key.apply(row), k -> new XYSeries(k, false, true))
-                        .add(Csv.parseNumber(row.get("t_s")), value / divisor);
-            }
-        }
-        XYSeriesCollection dataset = new XYSeriesCollection();
-        series.values().forEach(dataset::addSeries);
+        XYSeriesCollection dataset = bySystem(rows, row -> Csv.parseNumber(row.get("t_s")),
+                row -> Csv.parseNumber(row.get(column)) / divisor);
         JFreeChart chart = ChartFactory.createXYLineChart(title, "time since measurement start (s)", yLabel, dataset,
                 PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = style(chart, dataset);
         if (log) {
             plot.setRangeAxis(new LogAxis(yLabel));
         }
-        pinnedWindow(rows).ifPresent(window -> {
-            IntervalMarker marker = new IntervalMarker(window[0], window[1]);
+        markPinned(plot, pinnedWindow(rows, row -> Csv.parseNumber(row.get("t_s"))));
+        return save(file, chart);
+    }
+
+    /**
+     * One series per system (per system and case when the rows hold several cases), awa-reactive's first and then
+     * the others in the order they appear, so colours are stable across plots; rows without a value are left out.
+     */
+    private static XYSeriesCollection bySystem(List<Map<String, String>> rows, ToDoubleFunction<Map<String, String>> x,
+            ToDoubleFunction<Map<String, String>> y) {
+        Set<String> cases = new LinkedHashSet<>();
+        rows.forEach(row -> cases.add(row.get("case")));
+        Function<Map<String, String>, String> key = row -> cases.size() > 1
+                ? row.get("system") + " / " + row.get("case") : row.get("system");
+        Map<String, XYSeries> series = new LinkedHashMap<>();
+        List<Map<String, String>> ordered = new ArrayList<>();
+        rows.stream().filter(row -> row.get("system").equals(AwaQueue.LABEL)).forEach(ordered::add);
+        rows.stream().filter(row -> !row.get("system").equals(AwaQueue.LABEL)).forEach(ordered::add);
+        for (Map<String, String> row : ordered) {
+            double value = y.applyAsDouble(row);
+            if (!Double.isNaN(value)) {
+                series.computeIfAbsent(key.apply(row), k -> new XYSeries(k, false, true))
+                        .add(x.applyAsDouble(row), value);
+            }
+        }
+        XYSeriesCollection dataset = new XYSeriesCollection();
+        series.values().forEach(dataset::addSeries);
+        return dataset;
+    }
+
+    /** Per-minute throughput of each system from {@code per_minute.csv}, the pinned minutes shaded. */
+    private static Path perMinute(Path file, String title, List<Map<String, String>> rows) {
+        ToDoubleFunction<Map<String, String>> minute = row -> Csv.parseNumber(row.get("minute"));
+        XYSeriesCollection dataset = bySystem(rows, minute, row -> Csv.parseNumber(row.get("jobs_per_s")));
+        JFreeChart chart = ChartFactory.createXYLineChart(title, "minute of the measurement (end)", "jobs/s",
+                dataset, PlotOrientation.VERTICAL, true, false, false);
+        XYPlot plot = style(chart, dataset);
+        ((XYLineAndShapeRenderer) plot.getRenderer()).setDefaultShapesVisible(true);
+        markPinned(plot, pinnedWindow(rows, minute));
+        return save(file, chart);
+    }
+
+    /**
+     * Throughput against workers from the throughput scenario's {@code summary.csv}: one series per system column
+     * ({@code awa_reactive} and each {@code baseline*}), one point per {@code closed loop, N workers} case.
+     */
+    private static Path workerSweep(Path file, List<Map<String, String>> rows) {
+        XYSeriesCollection dataset = new XYSeriesCollection();
+        for (String column : rows.get(0).keySet()) {
+            if (!column.equals("awa_reactive") && !column.startsWith("baseline")) {
+                continue;
+            }
+            XYSeries series = new XYSeries(column.replace('_', '-'), true, true);
+            for (Map<String, String> row : rows) {
+                int workers = ThroughputScenario.workersOf(row.get("case"));
+                double value = Csv.parseNumber(row.get(column));
+                if (workers > 0 && row.get("metric").equals("throughput") && !Double.isNaN(value)) {
+                    series.add(workers, value);
+                }
+            }
+            dataset.addSeries(series);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart("throughput: completed jobs per second against workers",
+                "workers", "jobs/s", dataset, PlotOrientation.VERTICAL, true, false, false);
+        XYPlot plot = style(chart, dataset);
+        ((XYLineAndShapeRenderer) plot.getRenderer()).setDefaultShapesVisible(true);
+        return save(file, chart);
+    }
+
+    private static void markPinned(XYPlot plot, Optional<double[]> window) {
+        window.ifPresent(range -> {
+            IntervalMarker marker = new IntervalMarker(range[0], range[1]);
             marker.setPaint(new Color(0xff, 0xe0, 0x80));
             marker.setAlpha(0.35f);
             marker.setLabel("MVCC horizon pinned");
@@ -126,14 +189,14 @@ final class Plots {
             marker.setLabelTextAnchor(TextAnchor.TOP_LEFT);
             plot.addDomainMarker(marker, Layer.BACKGROUND);
         });
-        return save(file, chart);
     }
 
     /**
-     * The pinned window of the first system's samples: from the sample before the first {@code pinned} one (the pin
-     * began after it) to the last {@code pinned} one.
+     * The pinned window of the first system's rows, on the x of {@code x}: from the row before the first
+     * {@code pinned} one (the pin began after it) to the last {@code pinned} one.
      */
-    private static Optional<double[]> pinnedWindow(List<Map<String, String>> rows) {
+    private static Optional<double[]> pinnedWindow(List<Map<String, String>> rows,
+            ToDoubleFunction<Map<String, String>> x) {
         String system = null;
         double previous = Double.NaN;
         double start = Double.NaN;
@@ -150,7 +213,7 @@ final class Plots {
             if (!row.get("system").equals(system)) {
                 continue;
             }
-            double t = Csv.parseNumber(row.get("t_s"));
+            double t = x.applyAsDouble(row);
             if ("pinned".equals(row.get("phase"))) {
                 if (Double.isNaN(start)) {
                     start = Double.isNaN(previous) ? t : previous;
@@ -215,12 +278,25 @@ final class Plots {
         plot.setRangeGridlinePaint(new Color(0xdd, 0xdd, 0xdd));
         XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
         int other = 0;
+        // One series per system (no case in the key): awa-reactive and the first baseline keep their colours.
+        boolean onePerSystem = true;
+        for (int i = 0; i < dataset.getSeriesCount(); i++) {
+            onePerSystem &= !dataset.getSeriesKey(i).toString().contains(" / ");
+        }
+        boolean baselineColoured = false;
         for (int i = 0; i < dataset.getSeriesCount(); i++) {
             String key = dataset.getSeriesKey(i).toString();
             boolean awa = key.startsWith("awa-reactive");
             boolean baseline = key.startsWith("baseline");
-            Color color = dataset.getSeriesCount() <= 2 && (awa || baseline) ? (awa ? AWA : BASELINE)
-                    : OTHERS[other++ % OTHERS.length];
+            Color color;
+            if (onePerSystem && awa) {
+                color = AWA;
+            } else if (onePerSystem && baseline && !baselineColoured) {
+                color = BASELINE;
+                baselineColoured = true;
+            } else {
+                color = OTHERS[other++ % OTHERS.length];
+            }
             renderer.setSeriesPaint(i, color);
             // With many series the baseline's are dashed, so they stay apart from awa-reactive's whatever the colour.
             renderer.setSeriesStroke(i, baseline && dataset.getSeriesCount() > 2

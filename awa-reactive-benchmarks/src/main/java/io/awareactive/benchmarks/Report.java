@@ -14,27 +14,50 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one scenario measured: summary rows (one figure for each system and their ratio), the time series, notes and
- * the environment. Written as {@code summary.csv}, {@code timeseries.csv} and {@code environment.csv}, printed as a
- * table.
+ * What one scenario measured: summary rows (one figure for awa-reactive and for each baseline, and the ratio of
+ * awa-reactive's to each baseline's), the time series, per-minute throughput, notes and the environment. Written as
+ * {@code summary.csv}, {@code timeseries.csv}, {@code per_minute.csv} and {@code environment.csv}, printed as a table.
  */
 final class Report {
 
-    /** The summary CSV's header. */
-    static final String SUMMARY_HEADER = "scenario,case,metric,unit,awa_reactive,baseline,ratio_awa_over_baseline";
+    /** The summary CSV's header with the one baseline column most scenarios have. */
+    static final String SUMMARY_HEADER = summaryHeader(List.of("baseline"));
+
+    /** The per-minute CSV's header. */
+    static final String PER_MINUTE_HEADER = "system,case,minute,start_s,end_s,phase,jobs_per_s";
 
     /** The time-series CSV's header. */
     static final String TIMESERIES_HEADER = "system,case,phase,t_s,jobs_per_s,claim_p50_ms,claim_p99_ms,table_bytes,"
             + "index_bytes,total_bytes,dead_tuples,live_tuples";
 
     /**
-     * One figure measured for both systems in the same run. NaN means "not measured" (a system-specific figure, or a
-     * system left out with {@code --systems}).
+     * One figure measured for awa-reactive and each baseline in the same run, baselines in the report's column order.
+     * NaN means "not measured" (a system-specific figure, or a system left out with {@code --systems}).
      */
-    record Row(String caseName, String metric, String unit, double awa, double baseline) {
+    record Row(String caseName, String metric, String unit, double awa, List<Double> baselines) {
 
-        /** awa-reactive / baseline; NaN when either is missing or the baseline is 0. */
+        Row {
+            baselines = List.copyOf(baselines);
+        }
+
+        /** A row of a report with one baseline column. */
+        Row(String caseName, String metric, String unit, double awa, double baseline) {
+            this(caseName, metric, unit, awa, List.of(baseline));
+        }
+
+        /** The first baseline's figure. */
+        double baseline() {
+            return baselines.get(0);
+        }
+
+        /** awa-reactive / the first baseline. */
         double ratio() {
+            return ratio(0);
+        }
+
+        /** awa-reactive / baseline number {@code index}; NaN when either is missing or the baseline is 0. */
+        double ratio(int index) {
+            double baseline = baselines.get(index);
             if (Double.isNaN(awa) || Double.isNaN(baseline) || baseline == 0 || Double.isInfinite(awa)
                     || Double.isInfinite(baseline)) {
                 return Double.NaN;
@@ -43,22 +66,81 @@ final class Report {
         }
     }
 
+    private final List<String> baselineColumns;
+    private final List<Minutes.Minute> minutes = new ArrayList<>();
+
     private final ScenarioName scenario;
     private final List<Row> rows = new ArrayList<>();
     private final List<Sampler.Sample> samples = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final Map<String, String> environment = new LinkedHashMap<>();
 
+    /** A report with one baseline column, {@code baseline}. */
     Report(ScenarioName scenario) {
+        this(scenario, List.of("baseline"));
+    }
+
+    /**
+     * A report with the given baseline columns.
+     *
+     * @param scenario the scenario
+     * @param baselineColumns the summary columns of the baselines, each starting with {@code baseline}
+     */
+    Report(ScenarioName scenario, List<String> baselineColumns) {
+        for (String column : baselineColumns) {
+            if (!column.startsWith("baseline")) {
+                throw new IllegalArgumentException("a baseline column starts with 'baseline': " + column);
+            }
+        }
         this.scenario = scenario;
+        this.baselineColumns = List.copyOf(baselineColumns);
+    }
+
+    /**
+     * The summary CSV's header: scenario, case, metric, unit, {@code awa_reactive}, each baseline column, then
+     * {@code ratio_awa_over_<baseline column>} for each.
+     */
+    static String summaryHeader(List<String> baselineColumns) {
+        List<String> header = new ArrayList<>(List.of("scenario", "case", "metric", "unit", "awa_reactive"));
+        header.addAll(baselineColumns);
+        baselineColumns.forEach(column -> header.add("ratio_awa_over_" + column));
+        return String.join(",", header);
+    }
+
+    List<String> baselineColumns() {
+        return baselineColumns;
     }
 
     ScenarioName scenario() {
         return scenario;
     }
 
+    /** Adds a row of a report with one baseline column. */
     void add(String caseName, String metric, String unit, double awa, double baseline) {
-        rows.add(new Row(caseName, metric, unit, awa, baseline));
+        add(caseName, metric, unit, awa, List.of(baseline));
+    }
+
+    /** Adds a row: awa-reactive's figure and each baseline's, in column order. */
+    void add(String caseName, String metric, String unit, double awa, List<Double> baselines) {
+        if (baselines.size() != baselineColumns.size()) {
+            throw new IllegalArgumentException(metric + ": " + baselines.size() + " baseline figures for columns "
+                    + baselineColumns);
+        }
+        rows.add(new Row(caseName, metric, unit, awa, baselines));
+    }
+
+    /** Adds a row of a figure only awa-reactive has (every baseline column empty). */
+    void addAwaOnly(String caseName, String metric, String unit, double awa) {
+        add(caseName, metric, unit, awa, Collections.nCopies(baselineColumns.size(), Double.NaN));
+    }
+
+    /** Adds per-minute throughput (written as {@code per_minute.csv}). */
+    void addMinutes(List<Minutes.Minute> more) {
+        minutes.addAll(more);
+    }
+
+    List<Minutes.Minute> minutes() {
+        return Collections.unmodifiableList(minutes);
     }
 
     void addSamples(List<Sampler.Sample> more) {
@@ -95,16 +177,23 @@ final class Report {
         throw new IllegalArgumentException("no row " + caseName + " / " + metric + " in " + scenario.cliName());
     }
 
-    /** Writes summary.csv, timeseries.csv (when there are samples) and environment.csv into {@code directory}. */
+    /**
+     * Writes summary.csv, timeseries.csv (when there are samples), per_minute.csv (when there are minutes) and
+     * environment.csv into {@code directory}.
+     */
     void write(Path directory) {
         try {
             Files.createDirectories(directory);
             List<String> summary = new ArrayList<>();
-            summary.add(SUMMARY_HEADER);
+            summary.add(summaryHeader(baselineColumns));
             for (Row row : rows) {
-                summary.add(String.join(",", scenario.cliName(), Csv.quote(row.caseName()), Csv.quote(row.metric()),
-                        Csv.quote(row.unit()), Csv.number(row.awa()), Csv.number(row.baseline()),
-                        Csv.number(row.ratio())));
+                List<String> fields = new ArrayList<>(List.of(scenario.cliName(), Csv.quote(row.caseName()),
+                        Csv.quote(row.metric()), Csv.quote(row.unit()), Csv.number(row.awa())));
+                row.baselines().forEach(value -> fields.add(Csv.number(value)));
+                for (int i = 0; i < baselineColumns.size(); i++) {
+                    fields.add(Csv.number(row.ratio(i)));
+                }
+                summary.add(String.join(",", fields));
             }
             Files.write(directory.resolve("summary.csv"), summary, StandardCharsets.UTF_8);
             if (!samples.isEmpty()) {
@@ -118,6 +207,16 @@ final class Report {
                             Long.toString(s.deadTuples()), Long.toString(s.liveTuples())));
                 }
                 Files.write(directory.resolve("timeseries.csv"), lines, StandardCharsets.UTF_8);
+            }
+            if (!minutes.isEmpty()) {
+                List<String> lines = new ArrayList<>();
+                lines.add(PER_MINUTE_HEADER);
+                for (Minutes.Minute m : minutes) {
+                    lines.add(String.join(",", Csv.quote(m.system()), Csv.quote(m.caseName()),
+                            Integer.toString(m.index() + 1), Csv.number(m.startSeconds()), Csv.number(m.endSeconds()),
+                            Csv.quote(m.phase()), Csv.number(m.jobsPerSecond())));
+                }
+                Files.write(directory.resolve("per_minute.csv"), lines, StandardCharsets.UTF_8);
             }
             List<String> env = new ArrayList<>();
             env.add("key,value");
@@ -142,12 +241,29 @@ final class Report {
             caseWidth = Math.max(caseWidth, row.caseName().length());
             metricWidth = Math.max(metricWidth, row.metric().length() + row.unit().length() + 3);
         }
-        String format = "%-" + caseWidth + "s  %-" + metricWidth + "s  %14s  %14s  %9s%n";
-        out.printf(Locale.ROOT, format, "case", "metric", "awa-reactive", "baseline", "ratio");
-        out.println("-".repeat(caseWidth + metricWidth + 14 + 14 + 9 + 8));
+        List<String> header = new ArrayList<>(List.of("case", "metric", "awa-reactive"));
+        baselineColumns.forEach(column -> header.add(column.replace('_', '-')));
+        // One ratio column per baseline: "ratio" alone, else "ratio " + what tells the baselines apart.
+        baselineColumns.forEach(column -> header.add(baselineColumns.size() == 1 ? "ratio"
+                : "ratio " + column.replaceFirst("^baseline_?", "").replace('_', '-')));
+        StringBuilder format = new StringBuilder("%-" + caseWidth + "s  %-" + metricWidth + "s");
+        int width = caseWidth + metricWidth;
+        for (String column : header.subList(2, header.size())) {
+            int columnWidth = Math.max(column.startsWith("ratio") ? 9 : 14, column.length());
+            format.append("  %").append(columnWidth).append('s');
+            width += columnWidth + 2;
+        }
+        format.append("%n");
+        out.printf(Locale.ROOT, format.toString(), header.toArray());
+        out.println("-".repeat(width + 2));
         for (Row row : rows) {
-            out.printf(Locale.ROOT, format, row.caseName(), row.metric() + " (" + row.unit() + ")", human(row.awa()),
-                    human(row.baseline()), Double.isNaN(row.ratio()) ? "n/a" : human(row.ratio()));
+            List<Object> fields = new ArrayList<>(List.of(row.caseName(), row.metric() + " (" + row.unit() + ")",
+                    human(row.awa())));
+            row.baselines().forEach(value -> fields.add(human(value)));
+            for (int i = 0; i < baselineColumns.size(); i++) {
+                fields.add(Double.isNaN(row.ratio(i)) ? "n/a" : human(row.ratio(i)));
+            }
+            out.printf(Locale.ROOT, format.toString(), fields.toArray());
         }
         for (String note : notes) {
             out.println("note: " + note);

@@ -52,11 +52,11 @@ final class Run {
         }
     }
 
-    /** What a run measured (after the warm-up). */
+    /** What a run measured (after the warm-up); {@code work} is the server's work over the measured window. */
     record Result(String system, String caseName, double seconds, List<Sampler.Sample> samples, Histogram claimLatency,
             Histogram completeLatency, Histogram enqueueLatency, Map<String, Histogram> phaseLatency, long completed, long enqueued, long claims, long emptyClaims,
             long errors, PruneStats pruneStats, long readerTransactions, long lookups, long counts,
-            long lookupsDropped, long lookupErrors) {
+            long lookupsDropped, long lookupErrors, DatabaseWork work) {
 
         double jobsPerSecond() {
             return completed / seconds;
@@ -118,24 +118,42 @@ final class Run {
      */
     static Result execute(BenchContext context, String label, String schema, Spec spec) {
         BenchOptions options = context.options();
+        return execute(context, Contender.of(label, options.batchedAcks()), options.workers(), schema, spec);
+    }
+
+    /**
+     * Runs one spec against one contender with {@code workers} worker loops, in schema {@code schema}, and drops the
+     * schema afterwards.
+     *
+     * @param context the benchmark context
+     * @param contender the system and how it acknowledges
+     * @param workers the worker loops (and connections) of the run
+     * @param schema a fresh schema name
+     * @param spec what to run
+     * @return the measurements, under the contender's name
+     */
+    static Result execute(BenchContext context, Contender contender, int workers, String schema, Spec spec) {
+        BenchOptions options = context.options();
         int extraConnections = spec.lookups() == null ? 0 : spec.lookups().concurrency();
         context.log("%s / %s: %s for %ss (+%ss warm-up)", context.options().scenario() == null ? ""
-                : context.options().scenario().cliName(), label, spec.caseName(), spec.duration().toSeconds(),
-                options.warmup().toSeconds());
-        try (QueueSystem<?> system = context.open(label, schema, extraConnections)) {
-            return execute(context, system, spec);
+                : context.options().scenario().cliName(), contender.name(), spec.caseName(),
+                spec.duration().toSeconds(), options.warmup().toSeconds());
+        try (QueueSystem<?> system = context.open(contender.system(), schema, workers, extraConnections)) {
+            return execute(context, system, contender, Workload.Settings.of(options, workers, contender.batchedAcks()),
+                    spec);
         } finally {
             context.database().dropSchema(schema);
         }
     }
 
-    private static <J> Result execute(BenchContext context, QueueSystem<J> system, Spec spec) {
+    private static <J> Result execute(BenchContext context, QueueSystem<J> system, Contender contender,
+            Workload.Settings settings, Spec spec) {
         BenchOptions options = context.options();
         system.install().block(Duration.ofMinutes(2));
         if (spec.maintenance()) {
             system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
         }
-        Workload<J> workload = new Workload<>(system, Workload.Settings.of(options));
+        Workload<J> workload = new Workload<>(system, settings);
         ContendingReaders readers = null;
         LookupLoad lookups = null;
         String[] phase = {spec.initialPhase()};
@@ -159,7 +177,8 @@ final class Run {
             long claimsStart = workload.claims();
             long emptyStart = workload.emptyClaims();
             long errorsStart = workload.errors();
-            Sampler sampler = new Sampler(context.database(), system, spec.caseName(), workload,
+            DatabaseWork workStart = context.database().work(system.schema());
+            Sampler sampler = new Sampler(context.database(), system, contender.name(), spec.caseName(), workload,
                     options.sampleInterval(), () -> phase[0]).start();
             long started = System.nanoTime();
             for (Event event : spec.timeline()) {
@@ -170,6 +189,8 @@ final class Run {
             BenchContext.pause(spec.duration().minusNanos(System.nanoTime() - started));
             List<Sampler.Sample> samples = sampler.stop();
             double seconds = (System.nanoTime() - started) / 1e9;
+            long completed = workload.completed() - completedStart;
+            DatabaseWork work = context.database().work(system.schema()).minus(workStart);
             Map<String, Histogram> phaseLatency = new LinkedHashMap<>();
             List<String> phases = new ArrayList<>();
             phases.add(spec.initialPhase());
@@ -177,16 +198,18 @@ final class Run {
             for (String name : phases) {
                 phaseLatency.put(name, sampler.phaseLatency(name));
             }
-            Result result = new Result(system.label(), spec.caseName(), seconds, samples,
+            Result result = new Result(contender.name(), spec.caseName(), seconds, samples,
                     workload.claimLatency().total(), cumulative(workload.completeLatency()),
-                    cumulative(workload.enqueueLatency()), phaseLatency, workload.completed() - completedStart,
+                    cumulative(workload.enqueueLatency()), phaseLatency, completed,
                     workload.enqueued() - enqueuedStart, workload.claims() - claimsStart,
                     workload.emptyClaims() - emptyStart, workload.errors() - errorsStart, system.pruneStats(),
                     readers == null ? 0 : readers.transactions() - readerStart,
                     lookups == null ? 0 : lookups.lookups(), lookups == null ? 0 : lookups.counts(),
-                    lookups == null ? 0 : lookups.dropped(), lookups == null ? 0 : lookups.errors());
-            context.log("  %s: %.0f jobs/s, claim p99 %.2f ms, %d errors", system.label(), result.jobsPerSecond(),
-                    result.claimMillis(99), result.errors());
+                    lookups == null ? 0 : lookups.dropped(), lookups == null ? 0 : lookups.errors(), work);
+            context.log("  %s: %.0f jobs/s, claim p99 %.2f ms, %.0f WAL bytes, %.2f rows, %.2f commits per job,"
+                    + " %d errors", contender.name(), result.jobsPerSecond(), result.claimMillis(99),
+                    work.walBytesPerJob(completed), work.rowsPerJob(completed), work.commitsPerJob(completed),
+                    result.errors());
             return result;
         } finally {
             if (lookups != null) {

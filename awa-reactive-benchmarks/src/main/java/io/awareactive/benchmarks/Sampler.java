@@ -90,16 +90,16 @@ final class Sampler implements AutoCloseable {
     private long lastCompleted;
     private long lastNanos;
 
-    Sampler(BenchDatabase database, QueueSystem<?> system, String caseName, @Nullable Workload<?> workload,
-            Duration interval, Supplier<String> phase) {
+    Sampler(BenchDatabase database, QueueSystem<?> system, String label, String caseName,
+            @Nullable Workload<?> workload, Duration interval, Supplier<String> phase) {
         this.database = database;
-        this.system = system.label();
+        this.system = label;
         this.schema = system.schema();
         this.caseName = caseName;
         this.workload = workload;
         this.interval = interval;
         this.phase = phase;
-        this.thread = new Thread(this::loop, "bench-sampler-" + system.label());
+        this.thread = new Thread(this::loop, "bench-sampler-" + label);
         this.thread.setDaemon(true);
     }
 

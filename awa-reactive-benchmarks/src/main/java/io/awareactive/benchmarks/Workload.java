@@ -37,9 +37,15 @@ final class Workload<J> {
     record Settings(int producers, int workers, int claimBatch, int enqueueBatch, int backlog,
             boolean batchedAcks) {
 
+        /** The loop of the command line: its first worker count and its {@code --acks} mode. */
         static Settings of(BenchOptions options) {
-            return new Settings(options.producers(), options.workers(), options.claimBatch(), options.enqueueBatch(),
-                    options.backlog(), options.batchedAcks());
+            return of(options, options.workers(), options.batchedAcks());
+        }
+
+        /** The loop of the command line with a given worker count and acknowledgement mode. */
+        static Settings of(BenchOptions options, int workers, boolean batchedAcks) {
+            return new Settings(options.producers(), workers, options.claimBatch(), options.enqueueBatch(),
+                    options.backlog(), batchedAcks);
         }
     }
 
@@ -166,7 +172,7 @@ final class Workload<J> {
         return claimLatency;
     }
 
-    /** Latency of one acknowledgement transaction (one job, or a claimed batch with {@code --acks batch}). */
+    /** Latency of one acknowledgement transaction (one job, or a claimed batch when acknowledging in batches). */
     Latency completeLatency() {
         return completeLatency;
     }

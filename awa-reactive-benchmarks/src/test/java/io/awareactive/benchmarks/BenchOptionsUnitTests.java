@@ -87,6 +87,31 @@ final class BenchOptionsUnitTests {
         }
 
         @Test
+        void shouldReadAListOfWorkerCountsAsTheSweepAndItsFirstAsTheWorkerCount() {
+            BenchOptions options = BenchOptions.parse("throughput", "--workers", "4, 16,64");
+            assertThat(options.workerCounts()).containsExactly(4, 16, 64);
+            assertThat(options.workers()).isEqualTo(4);
+            assertThat(options.enqueueShards(64)).isEqualTo(64);
+            assertThat(options.enqueueShards(16)).isEqualTo(16);
+            assertThat(BenchOptions.parse("throughput", "--workers", "100").enqueueShards()).isEqualTo(64);
+            assertThat(BenchOptions.parse("throughput", "--workers", "4,16", "--enqueue-shards", "8")
+                    .enqueueShards(16)).isEqualTo(8);
+            assertThat(BenchOptions.parse("throughput").workerCounts()).containsExactly(4);
+        }
+
+        @Test
+        void shouldRejectAWorkerListWithABadOrRepeatedCount() {
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--workers", "4,x"))
+                    .withMessage("--workers must be a positive integer, was x");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--workers", "4,0"))
+                    .withMessage("--workers must be a positive integer, was 0");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--workers", "4,16,4"))
+                    .withMessage("--workers lists 4 twice, was 4,16,4");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--workers", ","))
+                    .withMessage("--workers must not be empty, was ','");
+        }
+
+        @Test
         void shouldReadFlagsWithASpaceOrAnEqualsSign() {
             BenchOptions options = BenchOptions.parse("claim-latency", "--workers=2", "--lock-timeouts", "5ms, 1.5s",
                     "--systems", "baseline", "--out", "results", "--rows=1_000");

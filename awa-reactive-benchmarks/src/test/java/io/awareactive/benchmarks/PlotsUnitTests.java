@@ -74,4 +74,52 @@ final class PlotsUnitTests {
             assertThat(ImageIO.read(plot.toFile())).isNotNull();
         }
     }
+
+    @Test
+    void shouldDrawPerMinuteThroughputFromItsCsv(@TempDir Path out) throws Exception {
+        Path directory = out.resolve("pinned-horizon");
+        Files.createDirectories(directory);
+        List<String> lines = new ArrayList<>();
+        lines.add(Report.PER_MINUTE_HEADER);
+        for (String system : List.of("awa-reactive", "baseline-each-ack", "baseline-batched-ack")) {
+            for (int minute = 1; minute <= 6; minute++) {
+                String phase = minute <= 2 ? "before" : minute <= 4 ? "pinned" : "after";
+                lines.add(system + ",pin," + minute + "," + (minute - 1) * 60 + "," + minute * 60 + "," + phase + ","
+                        + 1000 * minute);
+            }
+        }
+        Files.write(directory.resolve("per_minute.csv"), lines);
+
+        List<Path> plots = Plots.draw(directory);
+
+        assertThat(plots).extracting(path -> path.getFileName().toString()).containsExactly("per_minute.png");
+        assertThat(ImageIO.read(plots.get(0).toFile())).isNotNull();
+    }
+
+    @Test
+    void shouldDrawThroughputAgainstWorkersFromTheSweepSummary(@TempDir Path out) throws Exception {
+        Path directory = out.resolve("throughput");
+        Files.createDirectories(directory);
+        Files.write(directory.resolve("summary.csv"), List.of(
+                Report.summaryHeader(List.of("baseline_each_ack", "baseline_batched_ack")),
+                "throughput,\"closed loop, 4 workers\",throughput,jobs/s,1000,900,2000,1.1,0.5",
+                "throughput,\"closed loop, 16 workers\",throughput,jobs/s,1500,1000,4000,1.5,0.375",
+                "throughput,\"closed loop, 16 workers\",claim p99,ms,3,2,1,1.5,3"));
+
+        List<Path> plots = Plots.draw(directory);
+
+        assertThat(plots).extracting(path -> path.getFileName().toString())
+                .containsExactly("throughput_vs_workers.png");
+        assertThat(ImageIO.read(plots.get(0).toFile())).isNotNull();
+    }
+
+    @Test
+    void shouldDrawNoSweepFromAThroughputSummaryWithoutWorkerCounts(@TempDir Path out) throws Exception {
+        Path directory = out.resolve("throughput");
+        Files.createDirectories(directory);
+        Files.write(directory.resolve("summary.csv"), List.of(Report.SUMMARY_HEADER,
+                "throughput,closed loop,throughput,jobs/s,1000,2000,0.5"));
+
+        assertThat(Plots.draw(directory)).isEmpty();
+    }
 }

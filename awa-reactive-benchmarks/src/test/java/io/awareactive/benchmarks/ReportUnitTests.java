@@ -1,6 +1,7 @@
 package io.awareactive.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -46,6 +47,66 @@ final class ReportUnitTests {
         assertThat(Csv.read(directory.resolve("environment.csv")))
                 .anySatisfy(row -> assertThat(row).containsEntry("key", "pg.fsync").containsEntry("value", "on"))
                 .anySatisfy(row -> assertThat(row).containsEntry("value", "a note, with a comma"));
+    }
+
+    @Test
+    void shouldWriteOneColumnAndOneRatioPerBaseline(@TempDir Path directory) throws Exception {
+        Report report = new Report(ScenarioName.THROUGHPUT, List.of("baseline_each_ack", "baseline_batched_ack"));
+        report.add("closed loop, 4 workers", "throughput", "jobs/s", 3000, List.of(1000.0, 6000.0));
+        report.add("closed loop, 4 workers", "WAL per job", "bytes", 400, List.of(Double.NaN, 800.0));
+        report.addAwaOnly("closed loop, 4 workers", "queue pruned", "count", 7);
+        report.write(directory);
+
+        assertThat(Files.readAllLines(directory.resolve("summary.csv")).get(0)).isEqualTo(
+                "scenario,case,metric,unit,awa_reactive,baseline_each_ack,baseline_batched_ack,"
+                        + "ratio_awa_over_baseline_each_ack,ratio_awa_over_baseline_batched_ack");
+        List<Map<String, String>> summary = Csv.read(directory.resolve("summary.csv"));
+        assertThat(summary.get(0)).containsEntry("awa_reactive", "3000").containsEntry("baseline_each_ack", "1000")
+                .containsEntry("baseline_batched_ack", "6000").containsEntry("ratio_awa_over_baseline_each_ack", "3")
+                .containsEntry("ratio_awa_over_baseline_batched_ack", "0.5");
+        assertThat(summary.get(1)).containsEntry("baseline_each_ack", "")
+                .containsEntry("ratio_awa_over_baseline_each_ack", "")
+                .containsEntry("ratio_awa_over_baseline_batched_ack", "0.5");
+        assertThat(summary.get(2)).containsEntry("awa_reactive", "7").containsEntry("baseline_each_ack", "")
+                .containsEntry("baseline_batched_ack", "");
+    }
+
+    @Test
+    void shouldRejectARowWithoutAFigureForEachBaselineColumn() {
+        Report report = new Report(ScenarioName.THROUGHPUT, List.of("baseline_each_ack", "baseline_batched_ack"));
+
+        assertThatIllegalArgumentException().isThrownBy(() -> report.add("c", "m", "u", 1, 2));
+        assertThatIllegalArgumentException().isThrownBy(() -> new Report(ScenarioName.THROUGHPUT, List.of("plain")));
+    }
+
+    @Test
+    void shouldPrintARatioColumnPerBaseline() {
+        Report report = new Report(ScenarioName.THROUGHPUT, List.of("baseline_each_ack", "baseline_batched_ack"));
+        report.add("closed loop, 4 workers", "throughput", "jobs/s", 3000, List.of(1000.0, 6000.0));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        report.print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("baseline-each-ack")
+                .contains("baseline-batched-ack").contains("ratio each-ack").contains("ratio batched-ack"));
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("throughput (jobs/s)").contains("3,000")
+                .contains("1,000").contains("6,000").endsWith("0.50"));
+    }
+
+    @Test
+    void shouldWritePerMinuteThroughputWhenThereIsAny(@TempDir Path directory) {
+        Report report = new Report(ScenarioName.PINNED_HORIZON, List.of("baseline_each_ack"));
+        report.addMinutes(List.of(new Minutes.Minute("baseline-each-ack", "pin", 0, 0, 60, "before", 1200),
+                new Minutes.Minute("baseline-each-ack", "pin", 1, 60, 90, "before/pinned", 700.5)));
+        report.write(directory);
+
+        assertThat(Csv.read(directory.resolve("per_minute.csv"))).hasSize(2).last().satisfies(row -> assertThat(row)
+                .containsEntry("system", "baseline-each-ack").containsEntry("minute", "2")
+                .containsEntry("start_s", "60").containsEntry("end_s", "90").containsEntry("phase", "before/pinned")
+                .containsEntry("jobs_per_s", "700.5"));
+        Report without = new Report(ScenarioName.THROUGHPUT);
+        without.write(directory.resolve("none"));
+        assertThat(directory.resolve("none").resolve("per_minute.csv")).doesNotExist();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -12,29 +13,50 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Smoke runs of scenarios 1 to 5 on the test server (a few seconds each, tiny sizes), each in its own database:
- * both systems measured, CSV written, plots drawn, ratios finite, no operation failed. Scenario 6 runs through the
+ * awa-reactive and every baseline measured, CSV written, plots drawn, ratios finite, no operation failed. Scenario 6 runs through the
  * command line on its own durable server in {@link CommandLineIntegrationTests}.
  */
 @AwaPostgresTest
 final class ScenariosIntegrationTests {
 
     @Test
-    void shouldMeasureSustainedThroughputOfBothSystems(TestDatabase db, @TempDir Path out) throws Exception {
-        Smoke.run(db, out, "throughput");
+    void shouldMeasureSustainedThroughputOfAwaAndBothBaselinesAtEachPointOfAWorkerSweep(TestDatabase db,
+            @TempDir Path out) throws Exception {
+        Smoke.run(db, out, "throughput", "--workers", "1,2");
 
         Path directory = out.resolve("throughput");
-        Map<String, String> throughput = Smoke.measuredByBoth(directory, ThroughputScenario.CASE, "throughput");
-        assertThat(Smoke.awa(throughput)).isPositive();
-        assertThat(Smoke.baseline(throughput)).isPositive();
-        Smoke.measuredByBoth(directory, ThroughputScenario.CASE, "claim p99");
-        Smoke.measuredByBoth(directory, ThroughputScenario.CASE, "table+index bytes at end");
+        assertThat(Files.readAllLines(directory.resolve("summary.csv")).get(0))
+                .isEqualTo(Report.summaryHeader(List.of("baseline_each_ack", "baseline_batched_ack")));
+        for (int workers : List.of(1, 2)) {
+            String caseName = ThroughputScenario.caseName(workers);
+            Map<String, String> throughput = Smoke.measuredByBoth(directory, caseName, "throughput");
+            assertThat(Smoke.awa(throughput)).isPositive();
+            assertThat(Csv.parseNumber(throughput.get("baseline_each_ack"))).isPositive();
+            assertThat(Csv.parseNumber(throughput.get("baseline_batched_ack"))).isPositive();
+            Smoke.measuredByBoth(directory, caseName, "claim p99");
+            Smoke.measuredByBoth(directory, caseName, "table+index bytes at end");
+            workPerJob(directory, caseName);
+        }
         Smoke.saneSummary(directory);
-        Smoke.timeSeriesOfBoth(directory);
-        Smoke.plots(directory, "throughput.png", "claim_p99.png", "dead_tuples.png", "bytes.png");
+        Smoke.timeSeriesOf(directory, "baseline-each-ack", "baseline-batched-ack");
+        Smoke.plots(directory, "throughput.png", "claim_p99.png", "dead_tuples.png", "bytes.png",
+                "throughput_vs_workers.png");
+    }
+
+    /** WAL bytes, rows and commits per job measured for every system; a job costs at least one row and some WAL. */
+    private static void workPerJob(Path directory, String caseName) {
+        Map<String, String> wal = Smoke.measuredByBoth(directory, caseName, "WAL per job");
+        Map<String, String> rows = Smoke.measuredByBoth(directory, caseName, "rows written per job");
+        Map<String, String> commits = Smoke.measuredByBoth(directory, caseName, "commits per job");
+        for (String column : List.of("awa_reactive", "baseline_each_ack", "baseline_batched_ack")) {
+            assertThat(Csv.parseNumber(wal.get(column))).as("WAL per job " + column).isPositive();
+            assertThat(Csv.parseNumber(rows.get(column))).as("rows per job " + column).isGreaterThanOrEqualTo(1);
+            assertThat(Csv.parseNumber(commits.get(column))).as("commits per job " + column).isPositive();
+        }
     }
 
     @Test
-    void shouldMeasureBothSystemsBeforeDuringAndAfterAPinnedHorizon(TestDatabase db, @TempDir Path out)
+    void shouldMeasureAwaAndBothBaselinesBeforeDuringAndAfterAPinnedHorizon(TestDatabase db, @TempDir Path out)
             throws Exception {
         Smoke.run(db, out, "pinned-horizon", "--duration", "3s");
 
@@ -43,13 +65,21 @@ final class ScenariosIntegrationTests {
         for (String phase : List.of("before", "pinned", "after")) {
             assertThat(Smoke.awa(Smoke.measuredByBoth(directory, caseName, "throughput " + phase))).isPositive();
         }
+        Map<String, String> lastMinute = Smoke.measuredByBoth(directory, caseName,
+                "throughput last minute of the pin");
+        assertThat(Smoke.awa(lastMinute)).isPositive();
+        Smoke.measuredByBoth(directory, caseName, "throughput last minute of the pin / before");
         Smoke.measuredByBoth(directory, caseName, "table+index bytes at release");
+        workPerJob(directory, caseName);
         Smoke.saneSummary(directory);
-        Smoke.timeSeriesOfBoth(directory);
+        Smoke.timeSeriesOf(directory, "baseline-each-ack", "baseline-batched-ack");
         assertThat(Csv.read(directory.resolve("timeseries.csv")))
                 .anyMatch(r -> r.get("system").equals("awa-reactive") && r.get("phase").equals("pinned"))
-                .anyMatch(r -> r.get("system").equals("baseline") && r.get("phase").equals("pinned"));
-        Smoke.plots(directory, "throughput.png", "dead_tuples.png", "bytes.png");
+                .anyMatch(r -> r.get("system").equals("baseline-each-ack") && r.get("phase").equals("pinned"))
+                .anyMatch(r -> r.get("system").equals("baseline-batched-ack") && r.get("phase").equals("pinned"));
+        assertThat(Csv.read(directory.resolve("per_minute.csv"))).extracting(r -> r.get("system"))
+                .containsExactly("awa-reactive", "baseline-each-ack", "baseline-batched-ack");
+        Smoke.plots(directory, "throughput.png", "dead_tuples.png", "bytes.png", "per_minute.png");
     }
 
     @Test

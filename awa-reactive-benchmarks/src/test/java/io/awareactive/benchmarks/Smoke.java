@@ -50,48 +50,71 @@ final class Smoke {
         return Csv.read(directory.resolve("summary.csv"));
     }
 
-    /** The row of a case and metric measured for both systems, with a finite ratio. */
+    /**
+     * The row of a case and metric measured by awa-reactive and every baseline column, with a finite ratio against
+     * each.
+     */
     static Map<String, String> measuredByBoth(Path directory, String caseName, String metric) {
         Map<String, String> row = summary(directory).stream()
                 .filter(r -> r.get("case").equals(caseName) && r.get("metric").equals(metric))
                 .findFirst().orElseThrow(() -> new AssertionError("no row " + caseName + " / " + metric));
         assertThat(Csv.parseNumber(row.get("awa_reactive"))).as("awa-reactive " + metric).isFinite();
-        assertThat(Csv.parseNumber(row.get("baseline"))).as("baseline " + metric).isFinite();
-        assertThat(Csv.parseNumber(row.get("ratio_awa_over_baseline"))).as("ratio " + metric).isFinite();
+        assertThat(baselineColumns(row)).isNotEmpty().allSatisfy(column -> {
+            assertThat(Csv.parseNumber(row.get(column))).as(column + " " + metric).isFinite();
+            assertThat(Csv.parseNumber(row.get("ratio_awa_over_" + column))).as("ratio " + column + " " + metric)
+                    .isFinite();
+        });
         return row;
+    }
+
+    /** The summary columns of the baselines: every column whose name starts with {@code baseline}. */
+    static List<String> baselineColumns(Map<String, String> row) {
+        return row.keySet().stream().filter(column -> column.startsWith("baseline")).toList();
     }
 
     static double awa(Map<String, String> row) {
         return Csv.parseNumber(row.get("awa_reactive"));
     }
 
+    /** The first baseline column's figure. */
     static double baseline(Map<String, String> row) {
-        return Csv.parseNumber(row.get("baseline"));
+        return Csv.parseNumber(row.get(baselineColumns(row).get(0)));
     }
 
-    /** Every ratio written is a finite number; every "errors" row is 0 for both systems. */
+    /** Every ratio written is a finite number; every "errors" row is 0 for every system. */
     static void saneSummary(Path directory) {
         List<Map<String, String>> rows = summary(directory);
         assertThat(rows).isNotEmpty();
         for (Map<String, String> row : rows) {
-            String ratio = row.get("ratio_awa_over_baseline");
-            if (!ratio.isEmpty()) {
-                assertThat(Double.parseDouble(ratio)).as(row.toString()).isFinite();
+            for (String column : baselineColumns(row)) {
+                String ratio = row.get("ratio_awa_over_" + column);
+                if (!ratio.isEmpty()) {
+                    assertThat(Double.parseDouble(ratio)).as(row.toString()).isFinite();
+                }
+                if (row.get("metric").equals("errors")) {
+                    assertThat(row.get(column)).as(row.toString()).isIn("0", "");
+                }
             }
             if (row.get("metric").equals("errors")) {
                 assertThat(row.get("awa_reactive")).as(row.toString()).isIn("0", "");
-                assertThat(row.get("baseline")).as(row.toString()).isIn("0", "");
             }
         }
         assertThat(directory.resolve("environment.csv")).isRegularFile();
     }
 
-    /** The time series holds samples of both systems, with bytes measured. */
-    static void timeSeriesOfBoth(Path directory) {
+    /** The time series holds samples of awa-reactive and of the given baselines, with bytes measured. */
+    static void timeSeriesOf(Path directory, String... baselines) {
         List<Map<String, String>> rows = Csv.read(directory.resolve("timeseries.csv"));
         assertThat(rows).anyMatch(r -> r.get("system").equals("awa-reactive"))
-                .anyMatch(r -> r.get("system").equals("baseline"))
                 .allSatisfy(r -> assertThat(Long.parseLong(r.get("total_bytes"))).isPositive());
+        for (String baseline : baselines) {
+            assertThat(rows).anyMatch(r -> r.get("system").equals(baseline));
+        }
+    }
+
+    /** The time series holds samples of awa-reactive and the baseline, with bytes measured. */
+    static void timeSeriesOfBoth(Path directory) {
+        timeSeriesOf(directory, "baseline");
     }
 
     /** The plots exist and are readable PNG images. */
