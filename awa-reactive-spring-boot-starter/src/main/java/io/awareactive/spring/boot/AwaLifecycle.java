@@ -16,7 +16,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>Start (on the thread refreshing the context, never a Reactor thread; waits at most {@code awa.startup-timeout}):
  * installs, upgrades or checks the schema ({@code awa.install-schema}; otherwise only verifies it), subscribes the
- * {@link PruneOutcomeTracker}, starts maintenance, then the workers. A failure fails the context's refresh.
+ * {@link PruneOutcomeTracker}, starts maintenance, then the workers. A failure stops what had started and fails the
+ * context's refresh.
  *
  * <p>Stop (asynchronous, {@link #stop(Runnable)}): the workers stop first (running jobs finish within
  * {@code awa.stop-grace}, the rest are released, ready again with no attempt consumed), then maintenance (its running
@@ -69,7 +70,7 @@ public class AwaLifecycle implements SmartLifecycle {
      * Installs or verifies the schema, then starts maintenance and the workers; blocks the calling thread (the
      * context's) for at most {@code awa.startup-timeout}. Does nothing when already running.
      *
-     * @throws RuntimeException the installation's or a start's error, or a timeout
+     * @throws RuntimeException the installation's or a start's error, or a timeout (what had started is stopped)
      */
     @Override
     public void start() {
@@ -83,7 +84,18 @@ public class AwaLifecycle implements SmartLifecycle {
             tracking = engine.outcomes().subscribe(tracker::record);
             startEngine = Mono.defer(engine::start);
         }
-        schema.then(startEngine).then(Mono.defer(workers::start)).block(startupTimeout);
+        try {
+            schema.then(startEngine).then(Mono.defer(workers::start)).block(startupTimeout);
+        } catch (RuntimeException e) {
+            // The context will not stop what it never saw running: undo a partial start before failing it.
+            try {
+                stopping().block(stopGrace.multipliedBy(3).plusSeconds(5));
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            tracking.dispose();
+            throw e;
+        }
         running = true;
     }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueStorage;
+import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
@@ -78,8 +79,11 @@ final class AwaApplicationIntegrationTests {
     static void stopApplication() {
         if (context != null) {
             AwaLifecycle lifecycle = context.getBean(AwaLifecycle.class);
+            RingMaintenance maintenance = context.getBean(RingMaintenance.class);
             context.close();
             assertThat(lifecycle.isRunning()).isFalse();
+            assertThat(maintenance.isDisposed()).isTrue();
+            assertThat(maintenance.isLeader()).isFalse();
         }
         BlockingCallGuard.assertNoViolations();
     }

@@ -229,6 +229,14 @@ final class AwaAutoConfigurationUnitTests {
     }
 
     @Test
+    void shouldFailTheStartupWhenTheDatabaseCannotBeReached() {
+        runner.withPropertyValues("awa.auto-startup=true", "awa.startup-timeout=20s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(java.net.ConnectException.class);
+        });
+    }
+
+    @Test
     void shouldRejectTwoHandlersForOneQueue() {
         runner.withBean("moreEmails", QueueHandler.class, () -> QueueHandler.of("emails", job -> Mono.empty()))
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
