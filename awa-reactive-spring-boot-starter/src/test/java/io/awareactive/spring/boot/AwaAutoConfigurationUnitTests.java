@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
@@ -137,7 +138,9 @@ final class AwaAutoConfigurationUnitTests {
 
         @Bean
         RingMaintenance ownMaintenance() {
-            return RingMaintenance.create(RingMaintenanceConfig.builder().queueStorage(STORAGE.config()).build());
+            // Through the auto-configuration's own method, the one place that creates an engine.
+            return new AwaAutoConfiguration().ringMaintenance(STORAGE, new AwaProperties(),
+                    new StaticListableBeanFactory().getBeanProvider(MeterRegistry.class));
         }
 
         @Bean
@@ -172,6 +175,8 @@ final class AwaAutoConfigurationUnitTests {
                     .doesNotHaveBean("awaWorkers")
                     .doesNotHaveBean("awaLifecycle");
             assertThat(context.getBean(QueueStorage.class)).isSameAs(OwnBeans.STORAGE);
+            assertThat(context.getBean(RingMaintenance.class).config().queueStorage().schema())
+                    .isEqualTo("own_schema");
             assertThat(context.getBean("awaHealthIndicator")).isNotInstanceOf(AwaHealthIndicator.class);
         });
     }
