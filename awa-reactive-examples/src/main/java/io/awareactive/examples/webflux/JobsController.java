@@ -4,37 +4,33 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.JobStatus;
 import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
-import io.awareactive.maintenance.RingMaintenance;
 import java.net.URI;
 import java.util.Map;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The example's HTTP API: {@code POST /jobs} enqueues, {@code GET /jobs/{id}} reads a job's status,
- * {@code GET /queues/{queue}/counts} a queue's counts, and
- * {@code GET /maintenance/outcomes} streams prune outcomes as Server-Sent Events.
+ * and {@code GET /queues/{queue}/counts} a queue's counts. The prune-outcome stream ({@code GET /maintenance/outcomes})
+ * is the starter's ({@code awa.web.*}).
  */
 @RestController
 class JobsController {
 
     private final QueueStorage storage;
-    private final RingMaintenance maintenance;
-    private final AwaProperties properties;
+    private final String queue;
 
-    JobsController(QueueStorage storage, RingMaintenance maintenance, AwaProperties properties) {
+    JobsController(QueueStorage storage, @Value("${example.queue}") String queue) {
         this.storage = storage;
-        this.maintenance = maintenance;
-        this.properties = properties;
+        this.queue = queue;
     }
 
     // tag::endpoints[]
@@ -42,17 +38,8 @@ class JobsController {
     @PostMapping(path = "/jobs", consumes = MediaType.APPLICATION_JSON_VALUE)
     Mono<ResponseEntity<Map<String, Long>>> enqueue(@RequestBody String args,
             @RequestParam(defaultValue = "greet") String kind) {
-        return storage.enqueue(JobRequest.builder(properties.getQueue(), kind).args(args).build())
+        return storage.enqueue(JobRequest.builder(queue, kind).args(args).build())
                 .map(id -> ResponseEntity.created(URI.create("/jobs/" + id)).body(Map.of("id", id)));
-    }
-
-    /** Every prune outcome from now on, as Server-Sent Events named after the outcome. */
-    @GetMapping(path = "/maintenance/outcomes", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    Flux<ServerSentEvent<OutcomeView>> outcomes() {
-        return maintenance.outcomes()
-                .map(event -> ServerSentEvent.builder(OutcomeView.of(event))
-                        .event(event.outcome().label())
-                        .build());
     }
     // end::endpoints[]
 

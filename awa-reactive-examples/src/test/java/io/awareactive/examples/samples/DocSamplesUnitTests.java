@@ -43,7 +43,8 @@ final class DocSamplesUnitTests {
         assertThat(OWN_DOCS).allMatch(Files::isRegularFile);
         assertThat(samples).extracting(Sample::tag)
                 .contains("quickstart", "storage", "enqueue", "transactional", "worker", "maintenance", "shutdown",
-                        "lifecycle", "endpoints", "properties", "export", "flyway", "flyway-migrate",
+                        "spring-boot-properties", "spring-boot-service", "handler", "endpoints", "properties",
+                        "export", "flyway", "flyway-migrate",
                         "flyway-baseline", "changeset", "include", "liquibase", "liquibase-sync", "grants");
     }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.QueueStorage;
 import io.awareactive.maintenance.RingMaintenance;
+import io.awareactive.spring.boot.AwaProperties;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -54,10 +55,10 @@ final class WebFluxExampleIntegrationTests {
         // Command-line arguments outrank application.properties, as they would for `java -jar`.
         return new SpringApplicationBuilder(AwaWebFluxExample.class).run(
                 "--server.port=0",
-                "--awa.r2dbc-url=" + db.server().r2dbcUrl(db.database()) + "?applicationName=" + applicationName,
+                "--spring.r2dbc.url=" + db.server().r2dbcUrl(db.database()) + "?applicationName=" + applicationName,
                 "--awa.schema=" + schema,
                 // Default slot counts: a finished job's status stays readable for about 15 rotations.
-                "--awa.rotate-interval=500ms",
+                "--awa.maintenance.rotate-interval=500ms",
                 "--awa.stop-grace=2s");
     }
 
@@ -127,8 +128,9 @@ final class WebFluxExampleIntegrationTests {
 
     @Test
     void shouldBindThePruneLockTimeoutPropertyAsADuration() {
-        // application.properties says awa.prune-lock-timeout=50ms.
-        assertThat(context.getBean(AwaProperties.class).getPruneLockTimeout()).isEqualTo(Duration.ofMillis(50));
+        // application.properties says awa.storage.prune-lock-timeout=50ms.
+        assertThat(context.getBean(AwaProperties.class).getStorage().getPruneLockTimeout())
+                .isEqualTo(Duration.ofMillis(50));
         assertThat(context.getBean(QueueStorage.class).config().effectivePruneLockTimeout())
                 .isEqualTo(Duration.ofMillis(50));
         assertThat(context.getBean(RingMaintenance.class).config().effectivePruneLockTimeout())

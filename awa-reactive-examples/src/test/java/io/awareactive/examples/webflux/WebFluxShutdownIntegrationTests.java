@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.maintenance.RingMaintenance;
+import io.awareactive.spring.boot.AwaLifecycle;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -24,9 +25,11 @@ final class WebFluxShutdownIntegrationTests {
         AwaLifecycle lifecycle = context.getBean(AwaLifecycle.class);
         await().atMost(Duration.ofSeconds(20)).until(maintenance::isLeader);
         assertThat(lifecycle.isRunning()).isTrue();
-        // The leader holds its session-level advisory lock on a connection of the application.
-        assertThat(db.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND a.application_name = ?", applicationName)).isEqualTo(1);
+        // The leader holds its session-level advisory lock on a connection of the application (awaited: a ring
+        // step in flight may hold its transaction-level serializer lock for a moment as well).
+        await().atMost(Duration.ofSeconds(10)).until(() -> db.queryLong("SELECT count(*) FROM pg_locks l"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = ?",
+                applicationName) == 1);
 
         context.close();
 

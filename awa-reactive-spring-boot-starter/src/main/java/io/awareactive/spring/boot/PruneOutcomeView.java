@@ -1,4 +1,4 @@
-package io.awareactive.examples.webflux;
+package io.awareactive.spring.boot;
 
 import io.awareactive.core.PruneOutcome;
 import io.awareactive.maintenance.LockHolder;
@@ -8,7 +8,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A prune outcome as JSON: the ring, the outcome label, and the outcome's own data where it has any.
+ * A prune outcome as JSON, the data of each server-sent event of the outcome stream ({@code awa.web.*}): the ring, the
+ * outcome label, and the outcome's own data where it has any (null otherwise). Immutable.
  *
  * @param ring {@code queue}, {@code lease} or {@code claim}
  * @param outcome the metric label: {@code pruned}, {@code blocked}, {@code skipped_active}, ...
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param at when the engine decided the outcome
  * @param blockers who held the conflicting locks of a {@code blocked} prune (blocker diagnostics on)
  */
-record OutcomeView(String ring, String outcome, @Nullable Integer slot, @Nullable Long generation,
+public record PruneOutcomeView(String ring, String outcome, @Nullable Integer slot, @Nullable Long generation,
         @Nullable String reason, @Nullable String cause, @Nullable String sqlState, Instant at,
         List<Blocker> blockers) {
 
@@ -32,13 +33,25 @@ record OutcomeView(String ring, String outcome, @Nullable Integer slot, @Nullabl
      * @param state its state
      * @param query its current or last query
      */
-    record Blocker(int pid, @Nullable String applicationName, @Nullable String state, @Nullable String query) {
-        static Blocker of(LockHolder holder) {
+    public record Blocker(int pid, @Nullable String applicationName, @Nullable String state, @Nullable String query) {
+        /**
+         * The view of a lock holder.
+         *
+         * @param holder the holder
+         * @return its view
+         */
+        public static Blocker of(LockHolder holder) {
             return new Blocker(holder.pid(), holder.applicationName(), holder.state(), holder.query());
         }
     }
 
-    static OutcomeView of(PruneEvent event) {
+    /**
+     * The view of an event.
+     *
+     * @param event the event
+     * @return its view
+     */
+    public static PruneOutcomeView of(PruneEvent event) {
         Integer slot = null;
         Long generation = null;
         String reason = null;
@@ -61,7 +74,7 @@ record OutcomeView(String ring, String outcome, @Nullable Integer slot, @Nullabl
             slot = f.slot();
             sqlState = f.sqlState();
         }
-        return new OutcomeView(event.ring().label(), event.outcome().label(), slot, generation, reason, cause,
+        return new PruneOutcomeView(event.ring().label(), event.outcome().label(), slot, generation, reason, cause,
                 sqlState, event.at(), event.blockers().stream().map(Blocker::of).toList());
     }
 }
