@@ -130,7 +130,7 @@ final class CompleteAllIntegrationTests {
             List<List<AttemptResult>> outcomes = Flux.merge(
                             storage.completeAll(jobs).subscribeOn(Schedulers.parallel()),
                             storage.completeAll(reversed).subscribeOn(Schedulers.parallel()),
-                            rescuer.rescue(60).subscribeOn(Schedulers.parallel()).map(n -> List.<AttemptResult>of()))
+                            rescuer.ringOperations().rescue(60).subscribeOn(Schedulers.parallel()).map(n -> List.<AttemptResult>of()))
                     .collectList().block(WAIT);
 
             long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)

@@ -172,7 +172,7 @@ final class WorkerIntegrationTests {
         // heartbeat refreshed the lease in between).
         await().atMost(WAIT).until(() -> {
             db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
-            return s.rescue(10).block(WAIT) == 1;
+            return s.ringOperations().rescue(10).block(WAIT) == 1;
         });
 
         await().atMost(WAIT).until(() -> w.running() == 0);

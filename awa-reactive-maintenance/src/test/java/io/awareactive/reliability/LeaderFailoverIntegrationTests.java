@@ -95,8 +95,8 @@ final class LeaderFailoverIntegrationTests {
         Disposable producer = null;
         try {
             for (List<PruneEvent> events : List.of(eventsA, eventsB)) {
-                RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage).queueRotateInterval(tick)
-                        .leaseRotateInterval(tick).claimRotateInterval(tick).rollupInterval(Duration.ofMillis(300))
+                RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
+                        .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).rollup(r -> r.interval(Duration.ofMillis(300)))
                         .leaderElectionInterval(ELECTION).leaderCheckInterval(CHECK).build());
                 engines.add(engine);
                 engine.outcomes().subscribe(events::add);

@@ -1,15 +1,16 @@
 package io.awareactive.reliability;
 
+import io.awareactive.core.Ring;
 import static io.awareactive.reliability.Reliability.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.JobRequest;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -61,9 +62,9 @@ final class PoolExhaustionIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage).queueRotateInterval(tick)
-                .leaseRotateInterval(tick).claimRotateInterval(tick).promoteInterval(tick)
-                .rescueInterval(Duration.ofMillis(500)).taskTimeout(Duration.ofSeconds(5))
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
+                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).promote(p -> p.interval(tick))
+                .rescue(p -> p.interval(Duration.ofMillis(500))).taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         Set<Long> done = ConcurrentHashMap.newKeySet();
         List<Worker> workers = new ArrayList<>();

@@ -1,11 +1,12 @@
 package io.awareactive.reliability;
 
+import io.awareactive.core.Ring;
 import static io.awareactive.reliability.Reliability.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.QueueCounts;
 import io.awareactive.core.JobRequest;
+import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Worker;
@@ -90,10 +91,10 @@ final class PostgresRestartIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage)
-                .queueRotateInterval(TICK).leaseRotateInterval(TICK).claimRotateInterval(TICK)
-                .promoteInterval(Duration.ofMillis(100)).rescueInterval(Duration.ofMillis(500))
-                .rollupInterval(Duration.ofSeconds(2)).taskTimeout(Duration.ofSeconds(5))
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(TICK)).rotate(Ring.LEASE, t -> t.interval(TICK)).rotate(Ring.CLAIM, t -> t.interval(TICK))
+                .promote(p -> p.interval(Duration.ofMillis(100))).rescue(p -> p.interval(Duration.ofMillis(500)))
+                .rollup(r -> r.interval(Duration.ofSeconds(2))).taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         engine.outcomes().subscribe(events::add);
         engine.start().block(WAIT);

@@ -55,11 +55,10 @@ class AwaConfiguration {
 
     @Bean
     RingMaintenance ringMaintenance(QueueStorage storage, AwaProperties properties, MeterRegistry registry) {
-        return RingMaintenance.create(RingMaintenanceConfig.builder()
-                .queueStorage(storage.config())
-                .queueRotateInterval(properties.getRotateInterval())
-                .leaseRotateInterval(properties.getRotateInterval())
-                .claimRotateInterval(properties.getRotateInterval())
+        return RingMaintenance.create(storage, RingMaintenanceConfig.builder()
+                .rotate(Ring.QUEUE, t -> t.interval(properties.getRotateInterval()))
+                .rotate(Ring.LEASE, t -> t.interval(properties.getRotateInterval()))
+                .rotate(Ring.CLAIM, t -> t.interval(properties.getRotateInterval()))
                 .meterRegistry(registry)        // awa.* meters appear on /actuator/prometheus
                 .blockerDiagnostics(properties.isBlockerDiagnostics())
                 .build());

@@ -36,7 +36,7 @@ final class AwaHealthIndicator implements ReactiveHealthIndicator {
     @Override
     public Mono<Health> health() {
         return Flux.fromArray(rings)
-                .concatMap(ring -> storage.cursor(ring).map(cursor -> {
+                .concatMap(ring -> storage.ringOperations().cursor(ring).map(cursor -> {
                     Map<String, Object> details = new LinkedHashMap<>();
                     details.put("slot", cursor.slot());
                     details.put("generation", cursor.generation());

@@ -131,7 +131,7 @@ final class WebFluxExampleIntegrationTests {
         assertThat(context.getBean(AwaProperties.class).getPruneLockTimeout()).isEqualTo(Duration.ofMillis(50));
         assertThat(context.getBean(QueueStorage.class).config().effectivePruneLockTimeout())
                 .isEqualTo(Duration.ofMillis(50));
-        assertThat(context.getBean(RingMaintenance.class).config().effectivePruneLockTimeout())
+        assertThat(context.getBean(QueueStorage.class).ringOperations().pruneLockTimeout())
                 .isEqualTo(Duration.ofMillis(50));
     }
 

@@ -1,62 +1,39 @@
 package io.awareactive.maintenance.internal;
 
-import io.awareactive.core.Ring;
-import org.jspecify.annotations.Nullable;
-
-/** The engine's periodic tasks: each has its own {@code Flux.interval} feeding the one serial loop. */
+/**
+ * The engine's periodic tasks: each has its own {@code Flux.interval} feeding the one serial loop. A task is one
+ * constant here plus its interval and body in the engine's exhaustive {@code switch}es (no {@code default}, so the
+ * compiler names every place a new task must be handled). Its {@link #label()} is its {@code awa.maintenance.task}
+ * tag value on every meter.
+ */
 public enum Task {
     /** The queue ring's tick. */
-    RING_QUEUE("ring_queue", Ring.QUEUE),
+    RING_QUEUE("ring_queue"),
     /** The lease ring's tick. */
-    RING_LEASE("ring_lease", Ring.LEASE),
+    RING_LEASE("ring_lease"),
     /** The claim ring's tick. */
-    RING_CLAIM("ring_claim", Ring.CLAIM),
+    RING_CLAIM("ring_claim"),
     /** Terminal-count rollup, fold and ledger trim. */
-    ROLLUP("rollup", null),
+    ROLLUP("rollup"),
     /** Deferred-job promotion. */
-    PROMOTE("promote", null),
+    PROMOTE("promote"),
     /** Rescue of stale attempts. */
-    RESCUE("rescue", null),
+    RESCUE("rescue"),
     /** Deletion of dead-letter rows past their retention. */
-    DLQ_PURGE("dlq_purge", null);
+    DLQ_PURGE("dlq_purge");
 
     private final String label;
-    private final @Nullable Ring ring;
 
-    Task(String label, @Nullable Ring ring) {
+    Task(String label) {
         this.label = label;
-        this.ring = ring;
     }
 
     /**
-     * The {@code awa.maintenance.task} tag value of {@code awa.maintenance.ticks.dropped}.
+     * The {@code awa.maintenance.task} tag value of this task on every meter.
      *
      * @return the label
      */
     public String label() {
         return label;
-    }
-
-    /**
-     * The ring of a ring tick.
-     *
-     * @return the ring, or {@code null} for the other tasks
-     */
-    public @Nullable Ring ring() {
-        return ring;
-    }
-
-    /**
-     * The tick task of a ring.
-     *
-     * @param ring the ring
-     * @return the task
-     */
-    public static Task of(Ring ring) {
-        return switch (ring) {
-            case QUEUE -> RING_QUEUE;
-            case LEASE -> RING_LEASE;
-            case CLAIM -> RING_CLAIM;
-        };
     }
 }
