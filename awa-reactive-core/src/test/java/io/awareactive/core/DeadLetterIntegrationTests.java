@@ -1,13 +1,12 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RotateOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.R2dbcException;
@@ -42,14 +41,8 @@ final class DeadLetterIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private QueueStorage storage(UnaryOperator<QueueStorageConfig.Builder> customizer) {

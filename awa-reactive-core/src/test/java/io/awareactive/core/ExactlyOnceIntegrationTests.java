@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import java.time.Duration;
@@ -57,7 +56,6 @@ final class ExactlyOnceIntegrationTests {
 
     @Test
     void shouldRunEveryJobExactlyOnceWhileRingsRotateAndPruneAndNeverUpdateControlTables() throws Exception {
-        BlockingCallGuard.clear();
         String schema = db.newSchemaName();
         ConnectionPool pool = Fixtures.pool(db, 24);
         QueueStorage storage = QueueStorage.create(Fixtures.config(pool, schema, UnaryOperator.identity()));
@@ -144,7 +142,6 @@ final class ExactlyOnceIntegrationTests {
             assertThat(outcomes).as("prunes of the " + ring.label() + " ring")
                     .containsKey(ring.label() + " prune pruned");
         }
-        BlockingCallGuard.assertNoViolations();
 
         // Closed sessions flush their statistics; then read every table's write counters.
         pool.disposeLater().block(WAIT);

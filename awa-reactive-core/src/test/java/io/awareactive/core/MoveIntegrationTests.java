@@ -1,15 +1,14 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RotateOutcome;
-import io.awareactive.core.ring.SkipReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -44,16 +43,10 @@ final class MoveIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, b -> b
                 .retryBackoffBase(Duration.ZERO)));
         storage.install().block(WAIT);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private long count(String sql) {

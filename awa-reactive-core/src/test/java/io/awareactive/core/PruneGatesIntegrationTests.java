@@ -1,17 +1,17 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RingCursor;
-import io.awareactive.core.ring.SkipReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.ring.PruneOutcome.Blocked;
 import io.awareactive.core.ring.PruneOutcome.Noop;
 import io.awareactive.core.ring.PruneOutcome.Pruned;
 import io.awareactive.core.ring.PruneOutcome.SkippedActive;
+import io.awareactive.core.ring.RingCursor;
 import io.awareactive.core.ring.RotateOutcome.Rotated;
 import io.awareactive.core.ring.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;

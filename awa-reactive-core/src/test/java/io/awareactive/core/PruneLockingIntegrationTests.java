@@ -1,10 +1,5 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.BlockedCause;
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RingCursor;
-import io.awareactive.core.ring.RotateOutcome;
-import io.awareactive.core.ring.SkipReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,10 +9,15 @@ import ch.qos.logback.core.read.ListAppender;
 import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.MaintenanceFailures;
 import io.awareactive.core.internal.Pruner;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.ring.PruneOutcome.Blocked;
 import io.awareactive.core.ring.PruneOutcome.Failed;
 import io.awareactive.core.ring.PruneOutcome.Pruned;
 import io.awareactive.core.ring.PruneOutcome.SkippedActive;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;

@@ -1,11 +1,10 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.RotateOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -34,16 +33,10 @@ final class RingPlacementIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, b -> b
                 .retryBackoffBase(Duration.ofMillis(50)).retryBackoffJitter(0)));
         storage.install().block(WAIT);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private long count(String sql) {

@@ -1,13 +1,13 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.BlockedCause;
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RingCursor;
-import io.awareactive.core.ring.RollupOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RollupOutcome;
 import io.awareactive.core.ring.RollupOutcome.Blocked;
 import io.awareactive.core.ring.RollupOutcome.Rolled;
 import io.awareactive.core.ring.RollupOutcome.SkippedMvccPinned;

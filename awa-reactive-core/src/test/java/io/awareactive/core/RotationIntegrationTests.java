@@ -1,15 +1,15 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RingCursor;
-import io.awareactive.core.ring.RotateOutcome;
-import io.awareactive.core.ring.RotationBlocker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.core.ring.RotateOutcome.Rotated;
 import io.awareactive.core.ring.RotateOutcome.SkippedBusy;
 import io.awareactive.core.ring.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.RotationBlocker;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;

@@ -1,12 +1,12 @@
 package io.awareactive.core;
 
-import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RotateOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.internal.SchemaSteps;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.io.IOException;

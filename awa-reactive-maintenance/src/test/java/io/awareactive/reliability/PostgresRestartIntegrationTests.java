@@ -1,6 +1,5 @@
 package io.awareactive.reliability;
 
-import io.awareactive.core.Ring;
 import static io.awareactive.reliability.Reliability.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,10 +8,12 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
+import io.awareactive.testkit.BlockingCallGuardExtension;
 import io.awareactive.testkit.EmbeddedOptions;
 import io.awareactive.testkit.PostgresProviders;
 import io.awareactive.testkit.RestartablePostgresServer;
@@ -32,6 +33,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
@@ -45,6 +47,7 @@ import reactor.core.publisher.Mono;
  * at least 80 % of the pre-fault throughput within 30 s, lose no acknowledged job and never run a job twice while
  * its lease is live.
  */
+@ExtendWith(BlockingCallGuardExtension.class)
 final class PostgresRestartIntegrationTests {
 
     private static final Duration TICK = Duration.ofMillis(200);
@@ -64,7 +67,6 @@ final class PostgresRestartIntegrationTests {
         if (server != null) {
             server.close();
         }
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
     }
 
     /** One run of a job's handler. */

@@ -15,7 +15,6 @@ import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -45,11 +44,6 @@ final class PruneTerminatedIntegrationTests {
 
     PruneTerminatedIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     @Test

@@ -40,11 +40,6 @@ final class RoleTimeoutsIntegrationTests {
         this.db = db;
     }
 
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
-    }
-
     @BeforeEach
     void install() {
         owner = Reliability.installed(db, db.connectionFactory());

@@ -59,11 +59,6 @@ final class SoakIntegrationTests {
         this.db = db;
     }
 
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
-    }
-
     /** One run of a handler. */
     record Run(long runLease, int attempt, long startNanos, long endNanos) {
     }

@@ -69,7 +69,8 @@ public final class BlockingCallGuard {
     }
 
     /**
-     * Throws when any blocking call was detected.
+     * Throws when any blocking call was detected. {@link BlockingCallGuardExtension} (part of
+     * {@link AwaPostgresTest}) runs this check after each test, so test classes do not call it.
      *
      * @throws AssertionError listing the detected calls
      */
@@ -77,6 +78,21 @@ public final class BlockingCallGuard {
         List<String> found = violations();
         if (!found.isEmpty()) {
             throw new AssertionError("blocking calls on non-blocking threads: " + found);
+        }
+    }
+
+    /**
+     * Throws when any blocking call was detected since the last check, and forgets them, so the next test starts
+     * clean. Does nothing when the guard is not installed (no violations are recorded then).
+     *
+     * @param when what just ended, for the message (a test's or class's display name)
+     * @throws AssertionError listing the detected calls
+     */
+    static void checkAndClear(String when) {
+        List<String> found = violations();
+        if (!found.isEmpty()) {
+            VIOLATIONS.removeAll(found);
+            throw new AssertionError("blocking calls on non-blocking threads during " + when + ": " + found);
         }
     }
 }
