@@ -65,12 +65,17 @@ public final class RingMaintenance {
             throw new IllegalArgumentException("config must not be null");
         }
         RingOperations ops = storage.ringOperations();
+        requireTaskTimeoutAboveLockTimeout(ops, config);
+        return new RingMaintenance(config, ops, new PostgresEngineSql(leaderFactory(ops, config), ops));
+    }
+
+    /** The cross-object rule: a step's last-resort bound must exceed the lock timeout it may wait for. */
+    static void requireTaskTimeoutAboveLockTimeout(RingOperations ops, RingMaintenanceConfig config) {
         Duration lockTimeout = ops.pruneLockTimeout();
         if (config.taskTimeout().compareTo(lockTimeout) <= 0) {
             throw new IllegalArgumentException("taskTimeout must be greater than the storage's pruneLockTimeout, was "
                     + config.taskTimeout() + " with pruneLockTimeout " + lockTimeout.toMillis() + " ms");
         }
-        return new RingMaintenance(config, ops, new PostgresEngineSql(leaderFactory(ops, config), ops));
     }
 
     /** The configured leader connection factory, else the storage's, unwrapped when it is an r2dbc-pool. */

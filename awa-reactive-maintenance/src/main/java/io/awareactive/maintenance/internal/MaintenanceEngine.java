@@ -9,6 +9,7 @@ import io.awareactive.core.ring.RingOperations;
 import io.awareactive.core.ring.RollupOutcome;
 import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.LockHolder;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.maintenance.StartupWarning;
@@ -251,9 +252,9 @@ public final class MaintenanceEngine {
     }
 
     private Mono<Void> taskLoop(EngineSql.Leadership leadership) {
-        List<Flux<Task>> sources = new ArrayList<>();
-        for (Task task : Task.values()) {
-            sources.add(Flux.interval(period(task), period(task), scheduler)
+        List<Flux<MaintenanceTask>> sources = new ArrayList<>();
+        for (MaintenanceTask task : MaintenanceTask.values()) {
+            sources.add(Flux.interval(interval(task), interval(task), scheduler)
                     .map(tick -> task)
                     .onBackpressureDrop(dropped -> metrics.tickDropped(task)));
         }
@@ -278,7 +279,13 @@ public final class MaintenanceEngine {
                 .then();
     }
 
-    private Duration period(Task task) {
+    /**
+     * The configured interval of a task.
+     *
+     * @param task the task
+     * @return the interval
+     */
+    public Duration interval(MaintenanceTask task) {
         return switch (task) {
             case RING_QUEUE -> config.rotate(Ring.QUEUE).interval();
             case RING_LEASE -> config.rotate(Ring.LEASE).interval();
@@ -298,7 +305,7 @@ public final class MaintenanceEngine {
      * @param task the task
      * @return completion; never an error (failures are logged and counted)
      */
-    public Mono<Void> runTask(Task task) {
+    public Mono<Void> runTask(MaintenanceTask task) {
         return Mono.defer(() -> switch (task) {
                     case RING_QUEUE -> ringTick(Ring.QUEUE);
                     case RING_LEASE -> ringTick(Ring.LEASE);

@@ -1,12 +1,13 @@
-package io.awareactive.maintenance.internal;
+package io.awareactive.maintenance;
 
 /**
- * The engine's periodic tasks: each has its own {@code Flux.interval} feeding the one serial loop. A task is one
- * constant here plus its interval and body in the engine's exhaustive {@code switch}es (no {@code default}, so the
- * compiler names every place a new task must be handled). Its {@link #label()} is its {@code awa.maintenance.task}
- * tag value on every meter.
+ * The maintenance engine's periodic tasks, in the order {@link ManualMaintenance#runOnce()} runs them. Each has its
+ * own interval ({@link RingMaintenanceConfig}), feeding the engine's one serial loop. Adding a task is one constant
+ * here, its option group in {@link RingMaintenanceConfig} and its interval and body in the engine's exhaustive
+ * {@code switch}es (no {@code default}, so the compiler names every place a new task must be handled), plus its
+ * test. Its {@link #label()} is its {@code awa.maintenance.task} tag value on every meter.
  */
-public enum Task {
+public enum MaintenanceTask {
     /** The queue ring's tick. */
     RING_QUEUE("ring_queue"),
     /** The lease ring's tick. */
@@ -24,7 +25,7 @@ public enum Task {
 
     private final String label;
 
-    Task(String label) {
+    MaintenanceTask(String label) {
         this.label = label;
     }
 
