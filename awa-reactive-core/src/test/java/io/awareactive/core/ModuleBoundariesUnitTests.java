@@ -92,7 +92,7 @@ final class ModuleBoundariesUnitTests {
         for (Path file : javaFiles("awa-reactive-maintenance/src/main/java")) {
             String name = file.getFileName().toString();
             boolean entryPoint = name.equals("RingMaintenance.java") || name.equals("ManualMaintenance.java");
-            String source = read(file);
+            String source = code(read(file));
             if (!entryPoint && imports(file).contains("io.awareactive.core.QueueStorage")) {
                 offences.add(ROOT.relativize(file) + " imports QueueStorage");
             }
@@ -162,6 +162,14 @@ final class ModuleBoundariesUnitTests {
             found.add(m.group(1));
         }
         return found;
+    }
+
+    /** The source without comment lines, so a Javadoc example naming a job method is not a call. */
+    private static String code(String source) {
+        return source.lines().filter(line -> {
+            String trimmed = line.strip();
+            return !trimmed.startsWith("*") && !trimmed.startsWith("/*") && !trimmed.startsWith("//");
+        }).collect(Collectors.joining("\n"));
     }
 
     private static String read(Path file) {
