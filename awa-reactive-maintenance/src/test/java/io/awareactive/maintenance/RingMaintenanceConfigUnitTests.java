@@ -32,11 +32,11 @@ final class RingMaintenanceConfigUnitTests {
             assertThat(config.rotate(ring).interval()).isEqualTo(Duration.ofSeconds(1))
                     .isEqualTo(RingMaintenanceConfig.DEFAULT_ROTATE_INTERVAL);
         }
-        assertThat(config.rollup()).isEqualTo(new RingMaintenanceConfig.Rollup(Duration.ofSeconds(30), 4,
+        assertThat(config.rollup()).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 4,
                 Duration.ofSeconds(5), 10_000));
-        assertThat(config.promote()).isEqualTo(new RingMaintenanceConfig.Batch(Duration.ofMillis(250), 500));
-        assertThat(config.rescue()).isEqualTo(new RingMaintenanceConfig.Batch(Duration.ofSeconds(10), 500));
-        assertThat(config.dlqPurge()).isEqualTo(new RingMaintenanceConfig.Batch(Duration.ofSeconds(60), 500));
+        assertThat(config.promote()).isEqualTo(new TaskOptions.Batch(Duration.ofMillis(250), 500));
+        assertThat(config.rescue()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
+        assertThat(config.dlqPurge()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(60), 500));
         assertThat(config.leaderElectionInterval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.leaderCheckInterval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.taskTimeout()).isEqualTo(Duration.ofSeconds(60));
@@ -59,11 +59,11 @@ final class RingMaintenanceConfigUnitTests {
                 .rollup(r -> r.maxSlots(8).mvccPinMinXids(5))
                 .build();
 
-        assertThat(config.promote()).isEqualTo(new RingMaintenanceConfig.Batch(Duration.ofSeconds(1), 50));
-        assertThat(config.rescue()).isEqualTo(new RingMaintenanceConfig.Batch(Duration.ofSeconds(10), 500));
+        assertThat(config.promote()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(1), 50));
+        assertThat(config.rescue()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
         assertThat(config.rotate(Ring.LEASE).interval()).isEqualTo(Duration.ofMillis(300));
         assertThat(config.rotate(Ring.QUEUE).interval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.rollup()).isEqualTo(new RingMaintenanceConfig.Rollup(Duration.ofSeconds(30), 8,
+        assertThat(config.rollup()).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 8,
                 Duration.ofSeconds(5), 5));
     }
 
