@@ -51,14 +51,21 @@ final class PoolExhaustionIntegrationTests {
     void shouldKeepMaintenanceAliveAndFailEnqueueWithinTheAcquireTimeWhenThePoolIsExhausted() {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(db.connectionFactory())
                 .initialSize(0).maxSize(POOL_SIZE).maxAcquireTime(ACQUIRE).build());
-        QueueStorageConfig storage = Reliability.installed(db, pool);
+        // Installed outside the small pool: the installation is not under test, and a loaded machine may take
+        // longer than the pool's acquire time to open its first connections.
+        QueueStorageConfig storage = Reliability.installed(db, db.connectionFactory()).mutate()
+                .connectionFactory(pool).build();
         QueueStorage queue = QueueStorage.create(storage);
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
-                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).promote(p -> p.interval(tick))
-                .rescue(p -> p.interval(Duration.ofMillis(500))).taskTimeout(Duration.ofSeconds(5))
+        RingMaintenance engine = RingMaintenance.create(queue, Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(tick))
+                .rotate(Ring.LEASE, t -> t.interval(tick))
+                .rotate(Ring.CLAIM, t -> t.interval(tick))
+                .promote(p -> p.interval(tick))
+                .rescue(p -> p.interval(Duration.ofMillis(500)))
+                .taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         Set<Long> done = ConcurrentHashMap.newKeySet();
         List<Worker> workers = new ArrayList<>();
