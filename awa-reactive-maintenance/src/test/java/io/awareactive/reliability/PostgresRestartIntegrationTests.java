@@ -84,7 +84,9 @@ final class PostgresRestartIntegrationTests {
                 .retryBackoffBase(Duration.ZERO)
                 .build();
         QueueStorage queue = QueueStorage.create(storage);
-        queue.install().block(WAIT);
+        // Installed outside the pool: the installation is not under test, and on a loaded machine opening the
+        // pool's first connections can exceed its acquire time.
+        QueueStorage.create(storage.mutate().connectionFactory(db.connectionFactory()).build()).install().block(WAIT);
 
         Map<Long, List<Execution>> executions = new ConcurrentHashMap<>();
         ConcurrentLinkedQueue<Long> completedAt = new ConcurrentLinkedQueue<>();
@@ -93,10 +95,14 @@ final class PostgresRestartIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(TICK)).rotate(Ring.LEASE, t -> t.interval(TICK)).rotate(Ring.CLAIM, t -> t.interval(TICK))
-                .promote(p -> p.interval(Duration.ofMillis(100))).rescue(p -> p.interval(Duration.ofMillis(500)))
-                .rollup(r -> r.interval(Duration.ofSeconds(2))).taskTimeout(Duration.ofSeconds(5))
+        RingMaintenance engine = RingMaintenance.create(queue, Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(TICK))
+                .rotate(Ring.LEASE, t -> t.interval(TICK))
+                .rotate(Ring.CLAIM, t -> t.interval(TICK))
+                .promote(p -> p.interval(Duration.ofMillis(100)))
+                .rescue(p -> p.interval(Duration.ofMillis(500)))
+                .rollup(r -> r.interval(Duration.ofSeconds(2)))
+                .taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         engine.outcomes().subscribe(events::add);
         engine.start().block(WAIT);
