@@ -27,7 +27,7 @@ public final class BlockingCallGuardExtension implements AfterEachCallback, Afte
      */
     @Override
     public void afterEach(ExtensionContext context) {
-        BlockingCallGuard.checkAndClear(context.getDisplayName());
+        BlockingCallRecord.checkAndClear(context.getDisplayName());
     }
 
     /**
@@ -38,6 +38,6 @@ public final class BlockingCallGuardExtension implements AfterEachCallback, Afte
      */
     @Override
     public void afterAll(ExtensionContext context) {
-        BlockingCallGuard.checkAndClear(context.getDisplayName());
+        BlockingCallRecord.checkAndClear(context.getDisplayName());
     }
 }
