@@ -4,7 +4,7 @@ import io.awareactive.core.Job;
 import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.internal.Db;
+import io.awareactive.core.Ring;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.r2dbc.pool.ConnectionPool;
@@ -86,9 +86,9 @@ final class AwaQueue implements QueueSystem<Job> {
      */
     @Override
     public Mono<Void> install() {
-        return storage.install().then(Db.withConnection(pool, c -> Db.update(c, "INSERT INTO \"" + schema
+        return storage.install().then(BenchSql.update(pool, "INSERT INTO \"" + schema
                 + "\".queue_meta (queue, enqueue_shards) VALUES ($1, $2) ON CONFLICT (queue) DO UPDATE"
-                + " SET enqueue_shards = EXCLUDED.enqueue_shards", QUEUE, enqueueShards))).then();
+                + " SET enqueue_shards = EXCLUDED.enqueue_shards", QUEUE, enqueueShards)).then();
     }
 
     @Override
@@ -115,7 +115,7 @@ final class AwaQueue implements QueueSystem<Job> {
     @Override
     public Mono<Void> lookup(long jobId, String mode) {
         if (mode.equals("parent")) {
-            return Db.withConnection(pool, c -> Db.query(c, parentLookupSql, row -> 1, jobId).then());
+            return BenchSql.rows(pool, parentLookupSql, row -> 1, jobId).then();
         }
         return storage.status(jobId).then();
     }
@@ -141,13 +141,14 @@ final class AwaQueue implements QueueSystem<Job> {
             ConnectionPool maintenancePool = BenchDatabase.pool(factory, THREAD_PREFIX, 2);
             Scheduler scheduler = Schedulers.newSingle(THREAD_PREFIX + "-loop", true);
             Scheduler outcomeScheduler = Schedulers.newSingle("awa-bench-outcomes", true);
-            RingMaintenance maintenance = RingMaintenance.create(RingMaintenanceConfig.builder()
-                    .queueStorage(config.mutate().connectionFactory(maintenancePool).build())
+            // Its own pool and lock timeout: the engine maintains a storage of its own over the same schema.
+            QueueStorage maintained = QueueStorage.create(config.mutate().connectionFactory(maintenancePool)
+                    .pruneLockTimeout(lockTimeout).build());
+            RingMaintenance maintenance = RingMaintenance.create(maintained, RingMaintenanceConfig.builder()
                     .leaderConnectionFactory(factory)
-                    .pruneLockTimeout(lockTimeout)
-                    .queueRotateInterval(rotateInterval)
-                    .leaseRotateInterval(rotateInterval)
-                    .claimRotateInterval(rotateInterval)
+                    .rotate(Ring.QUEUE, t -> t.interval(rotateInterval))
+                    .rotate(Ring.LEASE, t -> t.interval(rotateInterval))
+                    .rotate(Ring.CLAIM, t -> t.interval(rotateInterval))
                     .scheduler(scheduler)
                     .outcomeScheduler(outcomeScheduler)
                     .build());

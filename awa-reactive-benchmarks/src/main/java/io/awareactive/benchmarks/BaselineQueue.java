@@ -1,6 +1,5 @@
 package io.awareactive.benchmarks;
 
-import io.awareactive.core.internal.Db;
 import io.r2dbc.pool.ConnectionPool;
 import java.time.Duration;
 import java.util.Arrays;
@@ -98,7 +97,7 @@ final class BaselineQueue implements QueueSystem<Long> {
     @Override
     public Mono<Void> install() {
         return Flux.fromIterable(ddl(schema))
-                .concatMap(sql -> Db.withConnection(pool, c -> Db.execute(c, sql)))
+                .concatMap(sql -> BenchSql.update(pool, sql))
                 .then();
     }
 
@@ -106,41 +105,39 @@ final class BaselineQueue implements QueueSystem<Long> {
     public Mono<List<Long>> enqueue(int count) {
         String[] args = new String[count];
         Arrays.fill(args, payload);
-        return Db.withConnection(pool, c -> Db.query(c, enqueueSql, row -> Db.get(row, 0, Long.class), QUEUE, KIND,
-                args).collectList());
+        return BenchSql.rows(pool, enqueueSql, row -> BenchSql.value(row, 0, Long.class), QUEUE, KIND, args)
+                .collectList();
     }
 
     @Override
     public Mono<List<Long>> claim(int maxBatch, String workerId) {
-        return Db.withConnection(pool, c -> Db.query(c, claimSql, row -> {
+        return BenchSql.rows(pool, claimSql, row -> {
             // Read the job as a worker would: id, kind, args, attempt.
             row.get(1, String.class);
             row.get(2, String.class);
             row.get(3, Integer.class);
-            return Db.get(row, 0, Long.class);
-        }, QUEUE, maxBatch, workerId).collectList());
+            return BenchSql.value(row, 0, Long.class);
+        }, QUEUE, maxBatch, workerId).collectList();
     }
 
     @Override
     public Mono<Void> complete(Long jobId) {
-        return Db.withConnection(pool, c -> Db.update(c, completeSql, jobId)).then();
+        return BenchSql.update(pool, completeSql, jobId).then();
     }
 
     @Override
     public Mono<Void> completeAll(List<Long> jobIds) {
-        return Db.withConnection(pool, c -> Db.update(c, completeAllSql, (Object) jobIds.toArray(Long[]::new)))
-                .then();
+        return BenchSql.update(pool, completeAllSql, (Object) jobIds.toArray(Long[]::new)).then();
     }
 
     @Override
     public Mono<Void> lookup(long jobId, String mode) {
-        return Db.withConnection(pool, c -> Db.query(c, lookupSql, row -> Db.get(row, 0, String.class), jobId)
-                .then());
+        return BenchSql.rows(pool, lookupSql, row -> BenchSql.value(row, 0, String.class), jobId).then();
     }
 
     @Override
     public Mono<Void> count() {
-        return Db.withConnection(pool, c -> Db.query(c, countSql, row -> Db.get(row, 0, Long.class), QUEUE).then());
+        return BenchSql.rows(pool, countSql, row -> BenchSql.value(row, 0, Long.class), QUEUE).then();
     }
 
     @Override

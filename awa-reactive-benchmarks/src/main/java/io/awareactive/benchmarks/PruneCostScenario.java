@@ -1,10 +1,10 @@
 package io.awareactive.benchmarks;
 
 import io.awareactive.core.Job;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RotateOutcome;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -159,20 +159,20 @@ final class PruneCostScenario implements Scenario {
         SlotFixture.disableAutovacuum(database, queue.schema());
         SlotFixture.fill(database, queue.schema(), rows, options.enqueueBatch(), options.claimBatch(),
                 Payload.json(options.payloadBytes()));
-        expectRotated(storage.rotate(Ring.QUEUE).block(), Ring.QUEUE);
-        expectRotated(storage.rotate(Ring.CLAIM).block(), Ring.CLAIM);
+        expectRotated(storage.ringOperations().rotate(Ring.QUEUE).block(), Ring.QUEUE);
+        expectRotated(storage.ringOperations().rotate(Ring.CLAIM).block(), Ring.CLAIM);
         // The live backlog goes into the new current queue slot; one job of it runs through the lifecycle so the
         // lease ring holds a live lease when it rotates (an idle ring never rotates) and is then completed.
         queue.enqueue(backlog(context)).block(Duration.ofMinutes(1));
         Job job = queue.claim(1, "bench-worker-0").block(Duration.ofMinutes(1)).get(0);
-        expectRotated(storage.rotate(Ring.LEASE).block(), Ring.LEASE);
+        expectRotated(storage.ringOperations().rotate(Ring.LEASE).block(), Ring.LEASE);
         queue.complete(job).block(Duration.ofMinutes(1));
         SlotFixture.vacuumExceptLeases(database, queue.schema());
         double fillSeconds = (System.nanoTime() - fillStarted) / 1e9;
         try (Connection connection = database.jdbc()) {
             long before = bytes(database, connection, queue.schema());
             PruneOutcome[] queueOutcome = new PruneOutcome[1];
-            Cost queueRing = measure(connection, () -> queueOutcome[0] = storage.prune(Ring.QUEUE).block());
+            Cost queueRing = measure(connection, () -> queueOutcome[0] = storage.ringOperations().prune(Ring.QUEUE).block());
             double[] phases = {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
             if (queueOutcome[0] instanceof PruneOutcome.Pruned pruned) {
                 double lock = pruned.durations().lock().toNanos() / 1e6;
@@ -187,8 +187,8 @@ final class PruneCostScenario implements Scenario {
             } else {
                 throw unexpected(queueOutcome[0], Ring.QUEUE);
             }
-            Cost claimRing = measure(connection, () -> expectPruned(storage.prune(Ring.CLAIM).block(), Ring.CLAIM));
-            Cost leaseRing = measure(connection, () -> expectPruned(storage.prune(Ring.LEASE).block(), Ring.LEASE));
+            Cost claimRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.CLAIM).block(), Ring.CLAIM));
+            Cost leaseRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.LEASE).block(), Ring.LEASE));
             long after = bytes(database, connection, queue.schema());
             Cost total = queueRing.plus(claimRing).plus(leaseRing);
             return new Reclaim(fillSeconds, List.of(queueRing, claimRing, leaseRing), total, before, after, phases);

@@ -1,7 +1,7 @@
 package io.awareactive.benchmarks;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

@@ -3,9 +3,9 @@ package io.awareactive.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awareactive.core.Job;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RotateOutcome;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -59,11 +59,11 @@ final class SlotFixtureIntegrationTests {
             try (AwaQueue queue = open(database, schema)) {
                 queue.install().block(Duration.ofMinutes(1));
                 SlotFixture.fill(database, schema, JOBS, ENQUEUE_BATCH, CLAIM_BATCH, Payload.json(256));
-                assertThat(queue.storage().rotate(Ring.QUEUE).block()).isInstanceOf(RotateOutcome.Rotated.class);
-                assertThat(queue.storage().rotate(Ring.CLAIM).block()).isInstanceOf(RotateOutcome.Rotated.class);
+                assertThat(queue.storage().ringOperations().rotate(Ring.QUEUE).block()).isInstanceOf(RotateOutcome.Rotated.class);
+                assertThat(queue.storage().ringOperations().rotate(Ring.CLAIM).block()).isInstanceOf(RotateOutcome.Rotated.class);
 
-                assertThat(queue.storage().prune(Ring.QUEUE).block()).isInstanceOf(PruneOutcome.Pruned.class);
-                assertThat(queue.storage().prune(Ring.CLAIM).block()).isInstanceOf(PruneOutcome.Pruned.class);
+                assertThat(queue.storage().ringOperations().prune(Ring.QUEUE).block()).isInstanceOf(PruneOutcome.Pruned.class);
+                assertThat(queue.storage().ringOperations().prune(Ring.CLAIM).block()).isInstanceOf(PruneOutcome.Pruned.class);
                 assertThat(SlotFixture.slotZeroCounts(database, schema)).containsOnly(0L);
             }
         }

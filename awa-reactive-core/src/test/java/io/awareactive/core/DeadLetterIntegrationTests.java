@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.R2dbcException;
@@ -40,14 +41,8 @@ final class DeadLetterIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private QueueStorage storage(UnaryOperator<QueueStorageConfig.Builder> customizer) {
@@ -77,8 +72,8 @@ final class DeadLetterIntegrationTests {
         long id = failed("q", 3, "{\"n\": 1}");
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + id)).isEqualTo(1);
 
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
                 pruned -> assertThat(pruned.slot()).isZero());
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.ready_entries")).isZero();
@@ -115,12 +110,12 @@ final class DeadLetterIntegrationTests {
                 + " WHERE job_id IN (" + ids.get(0) + ", " + ids.get(2) + ", " + ids.get(4) + ")");
         QueueStorage hourly = storage(b -> b.deadLetterRetention(Duration.ofHours(1)));
 
-        assertThat(hourly.purgeFailedJobs(2).block(WAIT)).isEqualTo(3);
+        assertThat(hourly.ringOperations().purgeFailedJobs(2).block(WAIT)).isEqualTo(3);
         assertThat(ids(storage.failedJobs("q", 10))).containsExactly(ids.get(3), ids.get(1));
-        assertThat(hourly.purgeFailedJobs(2).block(WAIT)).isZero();
+        assertThat(hourly.ringOperations().purgeFailedJobs(2).block(WAIT)).isZero();
 
         // A zero retention keeps nothing.
-        assertThat(storage(b -> b.deadLetterRetention(Duration.ZERO)).purgeFailedJobs(500).block(WAIT))
+        assertThat(storage(b -> b.deadLetterRetention(Duration.ZERO)).ringOperations().purgeFailedJobs(500).block(WAIT))
                 .isEqualTo(2);
         assertThat(count("SELECT count(*) FROM {s}.dead_letter_jobs")).isZero();
     }
@@ -138,7 +133,7 @@ final class DeadLetterIntegrationTests {
                     statement.execute("LOCK TABLE \"" + schema + "\".dead_letter_jobs IN EXCLUSIVE MODE");
                 }
                 long start = System.nanoTime();
-                assertThatThrownBy(() -> pooled.purgeFailedJobs(500).block(WAIT))
+                assertThatThrownBy(() -> pooled.ringOperations().purgeFailedJobs(500).block(WAIT))
                         .isInstanceOfSatisfying(R2dbcException.class,
                                 error -> assertThat(error.getSqlState()).isEqualTo("55P03"));
                 // max(T, 100 ms) with the default T of 10 ms: about 100 ms, far from the 30 s test wait.
@@ -151,7 +146,7 @@ final class DeadLetterIntegrationTests {
                     .execute()).concatMap(result -> result.map((row, meta) -> row.get(0, String.class))).next(),
                     io.r2dbc.spi.Connection::close).block(WAIT);
             assertThat(lockTimeout).isEqualTo("0");
-            assertThat(pooled.purgeFailedJobs(500).block(WAIT)).isEqualTo(1);
+            assertThat(pooled.ringOperations().purgeFailedJobs(500).block(WAIT)).isEqualTo(1);
         } finally {
             pool.disposeLater().block(WAIT);
         }
@@ -298,7 +293,7 @@ final class DeadLetterIntegrationTests {
                 .withMessage("queue must be 1 to 63 characters of [a-z0-9_.-], was \"'; DROP TABLE x; --\"");
         assertThatIllegalArgumentException().isThrownBy(() -> storage.discardFailedJobs(""))
                 .withMessage("queue must be 1 to 63 characters of [a-z0-9_.-], was \"\"");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.purgeFailedJobs(0))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().purgeFailedJobs(0))
                 .withMessage("batchSize must be between 1 and 10000, was 0");
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder()
                         .deadLetterRetention(Duration.ofSeconds(-1)))

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import java.time.Duration;
@@ -57,7 +56,6 @@ final class ExactlyOnceIntegrationTests {
 
     @Test
     void shouldRunEveryJobExactlyOnceWhileRingsRotateAndPruneAndNeverUpdateControlTables() throws Exception {
-        BlockingCallGuard.clear();
         String schema = db.newSchemaName();
         ConnectionPool pool = Fixtures.pool(db, 24);
         QueueStorage storage = QueueStorage.create(Fixtures.config(pool, schema, UnaryOperator.identity()));
@@ -88,14 +86,14 @@ final class ExactlyOnceIntegrationTests {
                 .flatMap(ring -> Flux.interval(TICK)
                         .takeUntilOther(stop.asMono())
                         .onBackpressureDrop()
-                        .concatMap(tick -> storage.rotate(ring)
+                        .concatMap(tick -> storage.ringOperations().rotate(ring)
                                 .doOnNext(o -> count(outcomes, ring.label() + " rotate "
                                         + o.getClass().getSimpleName()))
                                 .onErrorResume(e -> {
                                     rotateErrors.add(e);
                                     return Mono.empty();
                                 })
-                                .then(storage.prune(ring))
+                                .then(storage.ringOperations().prune(ring))
                                 .doOnNext(o -> count(outcomes, ring.label() + " prune " + o.label())), 0))
                 .then()
                 .toFuture();
@@ -113,20 +111,20 @@ final class ExactlyOnceIntegrationTests {
         await().atMost(WAIT).pollInterval(Duration.ofMillis(200))
                 .until(() -> storage.counts("q").block(WAIT).completed() == JOBS);
         double seconds = (System.nanoTime() - started) / 1e9;
-        String atCompletion = String.format("queue cursor %s, pruned %s", storage.cursor(Ring.QUEUE).block(WAIT),
+        String atCompletion = String.format("queue cursor %s, pruned %s", storage.ringOperations().cursor(Ring.QUEUE).block(WAIT),
                 outcomes.entrySet().stream().filter(e -> e.getKey().endsWith(" pruned")).map(Map.Entry::toString)
                         .sorted().toList());
         // The last sealed slots drain a few ticks after the last completion; then every ring has lapped.
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> Arrays
                 .stream(Ring.values()).allMatch(ring -> outcomes.containsKey(ring.label() + " prune pruned")
-                        && storage.cursor(ring).block(WAIT).generation() >= config.slotCount(ring)));
+                        && storage.ringOperations().cursor(ring).block(WAIT).generation() >= config.slotCount(ring)));
         stop.tryEmitEmpty();
         maintenance.get(30, TimeUnit.SECONDS);
         Flux.fromIterable(workers).flatMap(w -> w.stop(Duration.ofSeconds(10))).blockLast(WAIT);
 
         System.out.printf("exactly-once run: %d jobs in %.1f s (%.0f jobs/s); at the last completion: %s;"
                 + " cursors: %s; ring outcomes: %s%n", JOBS, seconds, JOBS / seconds, atCompletion,
-                Flux.fromArray(Ring.values()).concatMap(storage::cursor).collectList().block(WAIT),
+                Flux.fromArray(Ring.values()).concatMap(storage.ringOperations()::cursor).collectList().block(WAIT),
                 new TreeMap<>(outcomes));
         assertThat(ids).hasSize(JOBS).doesNotHaveDuplicates();
         assertThat(executions.keySet()).containsExactlyInAnyOrderElementsOf(ids);
@@ -139,12 +137,11 @@ final class ExactlyOnceIntegrationTests {
         assertThat(rotateErrors).isEmpty();
         assertThat(outcomes.keySet()).noneMatch(key -> key.endsWith(" prune error"));
         for (Ring ring : Ring.values()) {
-            assertThat(storage.cursor(ring).block(WAIT).generation()).as("generation of the " + ring.label()
+            assertThat(storage.ringOperations().cursor(ring).block(WAIT).generation()).as("generation of the " + ring.label()
                     + " ring").isGreaterThanOrEqualTo(config.slotCount(ring));
             assertThat(outcomes).as("prunes of the " + ring.label() + " ring")
                     .containsKey(ring.label() + " prune pruned");
         }
-        BlockingCallGuard.assertNoViolations();
 
         // Closed sessions flush their statistics; then read every table's write counters.
         pool.disposeLater().block(WAIT);

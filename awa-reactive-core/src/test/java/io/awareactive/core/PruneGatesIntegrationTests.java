@@ -3,12 +3,15 @@ package io.awareactive.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.PruneOutcome.Blocked;
-import io.awareactive.core.PruneOutcome.Noop;
-import io.awareactive.core.PruneOutcome.Pruned;
-import io.awareactive.core.PruneOutcome.SkippedActive;
-import io.awareactive.core.RotateOutcome.Rotated;
-import io.awareactive.core.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.PruneOutcome.Blocked;
+import io.awareactive.core.ring.PruneOutcome.Noop;
+import io.awareactive.core.ring.PruneOutcome.Pruned;
+import io.awareactive.core.ring.PruneOutcome.SkippedActive;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome.Rotated;
+import io.awareactive.core.ring.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
@@ -53,7 +56,7 @@ final class PruneGatesIntegrationTests {
     }
 
     private PruneOutcome prune(Ring ring) {
-        return storage.prune(ring).block(WAIT);
+        return storage.ringOperations().prune(ring).block(WAIT);
     }
 
     private QueueStorage patient() {
@@ -75,7 +78,7 @@ final class PruneGatesIntegrationTests {
     void shouldReportNoopOnAFreshRingEvenWithTheSerializerHeld() throws Exception {
         for (Ring ring : Ring.values()) {
             assertThat(prune(ring)).isEqualTo(new Noop());
-            assertThat(storage.sealedSlots(ring).block(WAIT)).isZero();
+            assertThat(storage.ringOperations().sealedSlots(ring).block(WAIT)).isZero();
         }
         try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(hashtextextended('awa-reactive.ring:" + schema + ":claim', 0))");
@@ -146,7 +149,7 @@ final class PruneGatesIntegrationTests {
         List<Job> urgent = storage.claim("q", 3, "w").collectList().block(WAIT);
         assertThat(urgent).extracting(Job::priority).containsOnly(1);
         urgent.forEach(job -> storage.complete(job).block(WAIT));
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(Rotated.class);
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(Rotated.class);
 
         assertThat(prune(Ring.QUEUE)).isEqualTo(new SkippedActive(0, SkipReason.QUEUE_PENDING_READY));
 
@@ -165,7 +168,7 @@ final class PruneGatesIntegrationTests {
             writer.setAutoCommit(false);
             statement.execute(rows.receiptSql(0, 1, 1, 0, 0, 0));
 
-            prune = patient().prune(Ring.CLAIM).toFuture();
+            prune = patient().ringOperations().prune(Ring.CLAIM).toFuture();
             await().atMost(WAIT).until(() -> rows.waiters("lease_claims_0") == 1);
             writer.commit();
         }
@@ -181,7 +184,7 @@ final class PruneGatesIntegrationTests {
             writer.setAutoCommit(false);
             statement.execute(rows.enqueueSql(0, 0, 1));
 
-            prune = patient().prune(Ring.QUEUE).toFuture();
+            prune = patient().ringOperations().prune(Ring.QUEUE).toFuture();
             await().atMost(WAIT).until(() -> rows.waiters("ready_segments_0") == 1);
             writer.commit();
         }
@@ -209,7 +212,7 @@ final class PruneGatesIntegrationTests {
         Job job = runningJob(JobRequest.builder(RingRows.QUEUE, "k").build());
         // Each ring moves on, so the running job's slots become the prune targets.
         for (Ring ring : Ring.values()) {
-            assertThat(storage.rotate(ring).block(WAIT)).isEqualTo(new Rotated(1, 1));
+            assertThat(storage.ringOperations().rotate(ring).block(WAIT)).isEqualTo(new Rotated(1, 1));
         }
         QueueCounts running = new QueueCounts(RingRows.QUEUE, 0, 1, 0, 0, 0, 0);
         assertThat(counts()).isEqualTo(running);
@@ -228,7 +231,7 @@ final class PruneGatesIntegrationTests {
             assertThat(pruneUntilNotBlocked(ring)).as(ring.label()).isInstanceOf(Pruned.class)
                     .satisfies(o -> assertThat(((Pruned) o).slot()).isZero())
                     .satisfies(o -> assertThat(((Pruned) o).generation()).isZero());
-            assertThat(storage.cursor(ring).block(WAIT)).isEqualTo(new RingCursor(ring, 1, 1));
+            assertThat(storage.ringOperations().cursor(ring).block(WAIT)).isEqualTo(new RingCursor(ring, 1, 1));
         }
         // The job's ring history is gone; its count is not.
         assertThat(storage.status(job.id()).blockOptional(WAIT)).isEmpty();
@@ -241,14 +244,14 @@ final class PruneGatesIntegrationTests {
         assertThat(job.deadline()).isNotNull();
         await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM " + rows.t("leases")
                 + " WHERE deadline_at < now()") == 1);
-        assertThat(storage.rotate(Ring.CLAIM).block(WAIT)).isEqualTo(new Rotated(1, 1));
+        assertThat(storage.ringOperations().rotate(Ring.CLAIM).block(WAIT)).isEqualTo(new Rotated(1, 1));
 
         // Expired but not rescued (no engine runs): the attempt still counts as running and its receipt as open.
         assertThat(prune(Ring.CLAIM)).isEqualTo(new SkippedActive(0, SkipReason.CLAIM_OPEN));
         assertThat(counts()).isEqualTo(new QueueCounts(RingRows.QUEUE, 0, 1, 0, 0, 0, 0));
 
         // Rescue deletes the lease and closes the receipt as rescued; the retry waits out its backoff elsewhere.
-        assertThat(storage.rescue(10).block(WAIT)).isEqualTo(1);
+        assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(1);
         QueueCounts rescued = new QueueCounts(RingRows.QUEUE, 0, 0, 1, 0, 0, 0);
         assertThat(counts()).isEqualTo(rescued);
         assertThat(pruneUntilNotBlocked(Ring.CLAIM)).isInstanceOf(Pruned.class)
@@ -344,22 +347,22 @@ final class PruneGatesIntegrationTests {
         rows.ledger(Ring.QUEUE, 2, 2);
         rows.done(0, 0, 1, "completed");
         rows.done(1, 1, 2, "failed");
-        assertThat(storage.sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(2);
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(2);
 
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new Rotated(3, 3));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new Rotated(3, 3));
         assertThat(prune(Ring.QUEUE)).isInstanceOf(Pruned.class)
                 .satisfies(o -> assertThat(((Pruned) o).slot()).isZero());
-        assertThat(storage.sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(1);
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new Rotated(0, 4));
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(1);
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new Rotated(0, 4));
         PruneOutcome second = prune(Ring.QUEUE);
         assertThat(second).isInstanceOf(Pruned.class);
         assertThat(((Pruned) second).slot()).isEqualTo(1);
         assertThat(((Pruned) second).generation()).isEqualTo(1);
-        assertThat(storage.sealedSlots(Ring.QUEUE).block(WAIT)).isZero();
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isZero();
 
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new SkippedIdle(0, 4));
-        assertThat(storage.rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new SkippedIdle(0, 4));
-        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 4));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new SkippedIdle(0, 4));
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new SkippedIdle(0, 4));
+        assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 4));
         assertThat(rows.terminalCount("completed")).isEqualTo(1);
         assertThat(rows.terminalCount("failed")).isEqualTo(1);
     }

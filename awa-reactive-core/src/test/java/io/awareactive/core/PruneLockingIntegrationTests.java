@@ -6,13 +6,18 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.awareactive.core.PruneOutcome.Blocked;
-import io.awareactive.core.PruneOutcome.Failed;
-import io.awareactive.core.PruneOutcome.Pruned;
-import io.awareactive.core.PruneOutcome.SkippedActive;
 import io.awareactive.core.internal.Db;
 import io.awareactive.core.internal.MaintenanceFailures;
 import io.awareactive.core.internal.Pruner;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.PruneOutcome.Blocked;
+import io.awareactive.core.ring.PruneOutcome.Failed;
+import io.awareactive.core.ring.PruneOutcome.Pruned;
+import io.awareactive.core.ring.PruneOutcome.SkippedActive;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
@@ -60,7 +65,7 @@ final class PruneLockingIntegrationTests {
     }
 
     private static PruneOutcome prune(QueueStorage storage, Ring ring) {
-        return storage.prune(ring).block(WAIT);
+        return storage.ringOperations().prune(ring).block(WAIT);
     }
 
     /** The child a timed lock waits for first, per ring. */
@@ -105,7 +110,7 @@ final class PruneLockingIntegrationTests {
         assertThat(((Pruned) pruned).slot()).isZero();
         assertThat(((Pruned) pruned).generation()).isZero();
         assertThat(rows.filenode(child)).isNotEqualTo(filenode);
-        assertThat(storage.cursor(ring).block(WAIT)).isEqualTo(new RingCursor(ring, 1, 1));
+        assertThat(storage.ringOperations().cursor(ring).block(WAIT)).isEqualTo(new RingCursor(ring, 1, 1));
     }
 
     @Test
@@ -113,7 +118,7 @@ final class PruneLockingIntegrationTests {
         Duration hold = Duration.ofMillis(200);
         QueueStorage patient = storageWith(db.connectionFactory(), Duration.ofSeconds(2));
         try (Connection reader = rows.reader("ready_segments_0")) {
-            CompletableFuture<PruneOutcome> prune = patient.prune(Ring.QUEUE).toFuture();
+            CompletableFuture<PruneOutcome> prune = patient.ringOperations().prune(Ring.QUEUE).toFuture();
             await().atMost(WAIT).until(() -> rows.waiters("ready_segments_0") == 1);
             // The prune's lock clock started before we saw it waiting, so its lock time is at least this hold.
             long waitingSeen = System.nanoTime();
@@ -232,7 +237,7 @@ final class PruneLockingIntegrationTests {
 
             long start = System.nanoTime();
             assertThat(prune(patient, Ring.QUEUE)).isInstanceOf(Pruned.class);
-            assertThat(patient.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.class);
+            assertThat(patient.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.class);
             assertThat(elapsedMillis(start)).as("far below the 10 s lock timeout").isLessThan(5000);
             holder.rollback();
         }
@@ -308,7 +313,7 @@ final class PruneLockingIntegrationTests {
     void shouldNeverPruneASlotWithAnOpenReceiptUnderFiftyConcurrentPrunes() {
         db.execute(rows.receiptSql(0, 1, 1, 0, 0, 0));
         List<PruneOutcome> outcomes = Flux.range(0, 50)
-                .flatMap(i -> storage.prune(Ring.CLAIM), 50)
+                .flatMap(i -> storage.ringOperations().prune(Ring.CLAIM), 50)
                 .collectList()
                 .block(WAIT);
 

@@ -3,8 +3,8 @@ package io.awareactive.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -33,16 +33,10 @@ final class RingPlacementIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, b -> b
                 .retryBackoffBase(Duration.ofMillis(50)).retryBackoffJitter(0)));
         storage.install().block(WAIT);
-    }
-
-    @AfterEach
-    void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     private long count(String sql) {
@@ -54,8 +48,8 @@ final class RingPlacementIntegrationTests {
     }
 
     private void rotated(Ring ring, int slot) {
-        assertThat(storage.rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
-        assertThat(storage.cursor(ring).block(WAIT).slot()).isEqualTo(slot);
+        assertThat(storage.ringOperations().rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(storage.ringOperations().cursor(ring).block(WAIT).slot()).isEqualTo(slot);
     }
 
     @Test
@@ -87,7 +81,7 @@ final class RingPlacementIntegrationTests {
                 .isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_1 WHERE outcome = 'retried'")).isEqualTo(1);
         rotated(Ring.QUEUE, 2);
-        await().atMost(WAIT).until(() -> storage.promote(10).block(WAIT) == 1);
+        await().atMost(WAIT).until(() -> storage.ringOperations().promote(10).block(WAIT) == 1);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_2 WHERE job_id = " + b)).isEqualTo(2);
 
         // Release: a ready row with the SAME attempt in the current slot.
@@ -103,7 +97,7 @@ final class RingPlacementIntegrationTests {
         Job third = claimOne();
         assertThat(third.attempt()).isEqualTo(2);
         db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
-        assertThat(storage.rescue(10).block(WAIT)).isEqualTo(1);
+        assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_" + third.claimSlot()
                 + " WHERE outcome = 'rescued' AND receipt_id = " + third.runLease())).isEqualTo(1);
         String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"

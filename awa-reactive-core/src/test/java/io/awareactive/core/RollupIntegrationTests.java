@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.RollupOutcome.Blocked;
-import io.awareactive.core.RollupOutcome.Rolled;
-import io.awareactive.core.RollupOutcome.SkippedMvccPinned;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RollupOutcome;
+import io.awareactive.core.ring.RollupOutcome.Blocked;
+import io.awareactive.core.ring.RollupOutcome.Rolled;
+import io.awareactive.core.ring.RollupOutcome.SkippedMvccPinned;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
@@ -46,7 +50,7 @@ final class RollupIntegrationTests {
     }
 
     private List<RollupOutcome> rollup(int maxSlots) {
-        return storage.rollup(maxSlots, PIN_AGE, 10_000).collectList().block(WAIT);
+        return storage.ringOperations().rollup(maxSlots, PIN_AGE, 10_000).collectList().block(WAIT);
     }
 
     @Test
@@ -118,7 +122,7 @@ final class RollupIntegrationTests {
                     + " IS NOT NULL AND clock_timestamp() - xact_start > interval '200 milliseconds'"
                     + " AND pid <> pg_backend_pid()") >= 1);
 
-            List<RollupOutcome> outcomes = storage.rollup(4, pinAge, 10_000).collectList().block(WAIT);
+            List<RollupOutcome> outcomes = storage.ringOperations().rollup(4, pinAge, 10_000).collectList().block(WAIT);
 
             assertThat(outcomes).containsExactly(new SkippedMvccPinned(0));
             assertThat(outcomes.get(0).label()).isEqualTo("skipped_mvcc_pinned");
@@ -126,23 +130,23 @@ final class RollupIntegrationTests {
             assertThat(rows.rows("queue_terminal_live_counts")).isZero();
             reader.rollback();
         }
-        assertThat(storage.rollup(4, pinAge, 10_000).collectList().block(WAIT))
+        assertThat(storage.ringOperations().rollup(4, pinAge, 10_000).collectList().block(WAIT))
                 .containsExactly(new Rolled(0, 0, 2), new Rolled(1, 1, 1));
     }
 
     @Test
     void shouldFoldHandOffDeltasIntoRollupsWithCountsUnchanged() {
         rows.ledger(Ring.QUEUE, 3, 3);
-        assertThat(storage.prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         long completed = rows.terminalCount("completed");
         assertThat(rows.rows("queue_terminal_rollup_deltas")).isEqualTo(1);
 
-        assertThat(storage.foldTerminalCounts().block(WAIT)).isEqualTo(1);
+        assertThat(storage.ringOperations().foldTerminalCounts().block(WAIT)).isEqualTo(1);
         assertThat(rows.rows("queue_terminal_rollup_deltas")).isZero();
         assertThat(db.queryLong("SELECT count FROM " + rows.t("queue_terminal_rollups")
                 + " WHERE state = 'completed'")).isEqualTo(2);
         assertThat(rows.terminalCount("completed")).isEqualTo(completed);
-        assertThat(storage.foldTerminalCounts().block(WAIT)).isZero();
+        assertThat(storage.ringOperations().foldTerminalCounts().block(WAIT)).isZero();
     }
 
     @Test
@@ -154,26 +158,26 @@ final class RollupIntegrationTests {
         rows.ledger(Ring.LEASE, 2, 0);
         rows.ledger(Ring.LEASE, 3, 1);
 
-        assertThat(storage.trimLedgers().block(WAIT)).isEqualTo(6 + 2);
+        assertThat(storage.ringOperations().trimLedgers().block(WAIT)).isEqualTo(6 + 2);
         assertThat(rows.rows("queue_ring_rotations")).isEqualTo(4);
         assertThat(rows.rows("lease_ring_rotations")).isEqualTo(2);
         assertThat(rows.rows("claim_ring_rotations")).isEqualTo(1);
-        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 1, 9));
-        assertThat(storage.cursor(Ring.LEASE).block(WAIT)).isEqualTo(new RingCursor(Ring.LEASE, 1, 3));
-        assertThat(storage.trimLedgers().block(WAIT)).isZero();
+        assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 1, 9));
+        assertThat(storage.ringOperations().cursor(Ring.LEASE).block(WAIT)).isEqualTo(new RingCursor(Ring.LEASE, 1, 3));
+        assertThat(storage.ringOperations().trimLedgers().block(WAIT)).isZero();
     }
 
     @Test
     void shouldRejectBadArgumentsAtCallTime() {
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(0, PIN_AGE, 1))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(0, PIN_AGE, 1))
                 .withMessage("maxSlots must be between 1 and 64, was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(65, PIN_AGE, 1))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(65, PIN_AGE, 1))
                 .withMessage("maxSlots must be between 1 and 64, was 65");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(4, Duration.ZERO, 1))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ZERO, 1))
                 .withMessage("mvccPinMinAge must be greater than 0, was PT0S");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(4, null, 1))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, null, 1))
                 .withMessage("mvccPinMinAge must not be null");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(4, PIN_AGE, 0))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, PIN_AGE, 0))
                 .withMessage("mvccPinMinXids must be greater than 0, was 0");
     }
 }

@@ -3,9 +3,13 @@ package io.awareactive.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.RotateOutcome.Rotated;
-import io.awareactive.core.RotateOutcome.SkippedBusy;
-import io.awareactive.core.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.RotateOutcome.Rotated;
+import io.awareactive.core.ring.RotateOutcome.SkippedBusy;
+import io.awareactive.core.ring.RotateOutcome.SkippedIdle;
+import io.awareactive.core.ring.RotationBlocker;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.sql.Connection;
@@ -50,7 +54,7 @@ final class RotationIntegrationTests {
     }
 
     private RotateOutcome rotate(Ring ring) {
-        return storage.rotate(ring).block(WAIT);
+        return storage.ringOperations().rotate(ring).block(WAIT);
     }
 
     private long ledgerRows(Ring ring) {
@@ -63,7 +67,7 @@ final class RotationIntegrationTests {
             assertThat(rotate(ring)).isEqualTo(new SkippedIdle(0, 0));
             assertThat(ledgerRows(ring)).isEqualTo(1);
         }
-        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 0));
+        assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 0));
     }
 
     @Test
@@ -71,7 +75,7 @@ final class RotationIntegrationTests {
         doneRow(0, 1);
 
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
-        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 1, 1));
+        assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 1, 1));
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(2, 2));
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(3, 3));
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedBusy(0, Set.of(RotationBlocker.QUEUE_DONE_ROWS)));
@@ -97,7 +101,7 @@ final class RotationIntegrationTests {
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
         assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
-        assertThat(storage.prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(0, 2));
         assertThat(ledgerRows(Ring.LEASE)).isEqualTo(3);
     }
@@ -167,7 +171,7 @@ final class RotationIntegrationTests {
             bypass.setAutoCommit(false);
             statement.execute("INSERT INTO " + t("queue_ring_rotations") + " (generation, slot) VALUES (1, 1)");
 
-            CompletableFuture<RotateOutcome> rotation = patient.rotate(Ring.QUEUE).toFuture();
+            CompletableFuture<RotateOutcome> rotation = patient.ringOperations().rotate(Ring.QUEUE).toFuture();
             await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
                     + " WHERE wait_event_type = 'Lock' AND query LIKE '%queue_ring_rotations%ON CONFLICT%'") == 1);
             bypass.commit();
@@ -182,12 +186,12 @@ final class RotationIntegrationTests {
         int rounds = 8;
         int rotated = 0;
         for (int round = 0; round < rounds; round++) {
-            RingCursor cursor = storage.cursor(Ring.QUEUE).block(WAIT);
+            RingCursor cursor = storage.ringOperations().cursor(Ring.QUEUE).block(WAIT);
             db.execute("TRUNCATE " + t("done_entries"));
             doneRow(cursor.slot(), round + 1);
 
             List<RotateOutcome> outcomes = Flux.range(0, 20)
-                    .flatMap(i -> storage.rotate(Ring.QUEUE).subscribeOn(Schedulers.boundedElastic()), 20)
+                    .flatMap(i -> storage.ringOperations().rotate(Ring.QUEUE).subscribeOn(Schedulers.boundedElastic()), 20)
                     .collectList()
                     .block(WAIT);
 
@@ -211,10 +215,10 @@ final class RotationIntegrationTests {
         doneRow(0, 1);
         rotate(Ring.QUEUE);
         rotate(Ring.QUEUE);
-        assertThat(storage.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
-        assertThat(storage.cursor(Ring.LEASE).block(WAIT)).isEqualTo(new RingCursor(Ring.LEASE, 0, 0));
+        assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
+        assertThat(storage.ringOperations().cursor(Ring.LEASE).block(WAIT)).isEqualTo(new RingCursor(Ring.LEASE, 0, 0));
         QueueStorage other = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema,
                 UnaryOperator.identity()));
-        assertThat(other.cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
+        assertThat(other.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 2, 2));
     }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.internal.SchemaSteps;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.io.IOException;
@@ -189,10 +191,10 @@ final class SchemaUpgradeIntegrationTests {
                 completedBefore.add(job.id());
             }
             for (Ring ring : Ring.values()) {
-                assertThat(storage.rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+                assertThat(storage.ringOperations().rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
             }
         }
-        assertThat(storage.sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(3);
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(3);
 
         // Scheduled jobs (due a moment after the upgrade) and a running job with a live lease.
         Instant due = Instant.now().plusSeconds(2);
@@ -224,7 +226,7 @@ final class SchemaUpgradeIntegrationTests {
         runs.put(running.id(), new AtomicInteger(1));
         completedBefore.forEach(id -> runs.put(id, new AtomicInteger(1)));
         await().atMost(WAIT).until(() -> {
-            storage.promote(100).block(WAIT);
+            storage.ringOperations().promote(100).block(WAIT);
             for (String queue : List.of("mail", "report")) {
                 for (Job job : claimAll(storage, queue, 100)) {
                     runs.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
@@ -246,16 +248,16 @@ final class SchemaUpgradeIntegrationTests {
         await().atMost(WAIT).until(() -> {
             for (Ring ring : Ring.values()) {
                 // A rotation may time out on a lock autovacuum holds briefly (truncating a child): try again.
-                storage.rotate(ring).onErrorResume(SchemaUpgradeIntegrationTests::isLockTimeout, e -> Mono.empty())
-                        .block(WAIT);
-                if (storage.prune(ring).block(WAIT) instanceof PruneOutcome.Pruned) {
+                storage.ringOperations().rotate(ring)
+                        .onErrorResume(SchemaUpgradeIntegrationTests::isLockTimeout, e -> Mono.empty()).block(WAIT);
+                if (storage.ringOperations().prune(ring).block(WAIT) instanceof PruneOutcome.Pruned) {
                     pruned.add(ring);
                 }
             }
             return pruned.size() == Ring.values().length
-                    && storage.sealedSlots(Ring.QUEUE).block(WAIT) == 0
-                    && storage.sealedSlots(Ring.LEASE).block(WAIT) == 0
-                    && storage.sealedSlots(Ring.CLAIM).block(WAIT) == 0;
+                    && storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT) == 0
+                    && storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT) == 0
+                    && storage.ringOperations().sealedSlots(Ring.CLAIM).block(WAIT) == 0;
         });
         assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".ready_entries_0")).isZero();
         assertThat(storage.counts("mail").block(WAIT).completed()

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
@@ -45,7 +44,6 @@ final class WorkerIntegrationTests {
 
     @BeforeEach
     void installFreshSchema() {
-        BlockingCallGuard.clear();
         schema = db.newSchemaName();
         storage = Fixtures.installed(db.connectionFactory(), schema);
     }
@@ -55,7 +53,6 @@ final class WorkerIntegrationTests {
         if (worker != null) {
             worker.stop(Duration.ZERO).block(WAIT);
         }
-        BlockingCallGuard.assertNoViolations();
     }
 
     private QueueStorage storage(ConnectionFactory factory, UnaryOperator<QueueStorageConfig.Builder> customizer) {
@@ -172,7 +169,7 @@ final class WorkerIntegrationTests {
         // heartbeat refreshed the lease in between).
         await().atMost(WAIT).until(() -> {
             db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
-            return s.rescue(10).block(WAIT) == 1;
+            return s.ringOperations().rescue(10).block(WAIT) == 1;
         });
 
         await().atMost(WAIT).until(() -> w.running() == 0);

@@ -42,9 +42,10 @@ public enum MaintenanceMeters {
     ROLLUP_ATTEMPTS("awa.maintenance.rollup.attempts", Meter.Type.COUNTER, "Terminal-count rollup outcomes",
             MaintenanceMeters.RING, MaintenanceMeters.OUTCOME),
     /**
-     * Counter, each failure not reported as a prune or rollup outcome. Tag: {@code awa.maintenance.task}
-     * (rotate_queue, rotate_lease, rotate_claim, promote, rescue, dlq_purge, rollup, fold, trim, sealed_slots_refresh,
-     * election, leader_check).
+     * Counter, each failure not reported as a prune or rollup outcome. Tag: {@code awa.maintenance.task}: the task's
+     * own value, as on {@link #TICKS_DROPPED} (ring_queue, ring_lease, ring_claim for a ring's rotation; rollup for the
+     * rollup's candidate read; promote, rescue, dlq_purge), or a sub-step (fold, trim, sealed_slots_refresh) or a
+     * leadership step (election, leader_check).
      */
     TASK_FAILURES("awa.maintenance.task.failures", Meter.Type.COUNTER, "Failed maintenance task steps",
             MaintenanceMeters.TASK),

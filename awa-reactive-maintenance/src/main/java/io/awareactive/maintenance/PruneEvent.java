@@ -1,7 +1,7 @@
 package io.awareactive.maintenance;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

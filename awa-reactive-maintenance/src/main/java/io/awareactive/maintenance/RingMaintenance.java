@@ -1,8 +1,12 @@
 package io.awareactive.maintenance;
 
+import io.awareactive.core.QueueStorage;
+import io.awareactive.core.ring.RingOperations;
+import io.awareactive.maintenance.internal.EngineSql;
 import io.awareactive.maintenance.internal.MaintenanceEngine;
-import io.awareactive.maintenance.internal.StoragePort;
-import io.awareactive.maintenance.internal.TaskPort;
+import io.awareactive.maintenance.internal.PostgresEngineSql;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.publisher.Flux;
@@ -34,28 +38,59 @@ public final class RingMaintenance {
     private final RingMaintenanceConfig config;
     private final MaintenanceEngine engine;
 
-    private RingMaintenance(RingMaintenanceConfig config, TaskPort port) {
+    private RingMaintenance(RingMaintenanceConfig config, RingOperations ops, EngineSql sql) {
         this.config = config;
-        this.engine = new MaintenanceEngine(config, port);
+        this.engine = new MaintenanceEngine(config, ops, sql);
     }
 
     /**
-     * Creates the engine and registers its meters (when a registry is configured). Does no I/O.
+     * Creates the engine of one storage and registers its meters (when a registry is configured). Does no I/O. Ring
+     * work runs on the storage's connections (one pool for the storage and its engine) under the storage's
+     * {@link io.awareactive.core.QueueStorageConfig#pruneLockTimeout() prune lock timeout}; the leader lock is held on
+     * one connection of {@link RingMaintenanceConfig#leaderConnectionFactory()}, by default the storage's factory
+     * (unwrapped with {@link ConnectionPool#unwrap()} when it is an r2dbc-pool).
      *
-     * @param config the configuration
+     * @param storage the storage to maintain; its schema must be installed ({@link #start()} checks the slot counts)
+     * @param config the engine configuration
      * @return the engine, not started
-     * @throws IllegalArgumentException when {@code config} is null
+     * @throws IllegalArgumentException when {@code storage} or {@code config} is null, or when
+     *     {@code config.taskTimeout()} is not greater than the storage's effective {@code pruneLockTimeout} (the
+     *     message names both options and values)
      */
-    public static RingMaintenance create(RingMaintenanceConfig config) {
+    public static RingMaintenance create(QueueStorage storage, RingMaintenanceConfig config) {
+        if (storage == null) {
+            throw new IllegalArgumentException("storage must not be null");
+        }
         if (config == null) {
             throw new IllegalArgumentException("config must not be null");
         }
-        return new RingMaintenance(config, new StoragePort(config));
+        RingOperations ops = storage.ringOperations();
+        requireTaskTimeoutAboveLockTimeout(ops, config);
+        return new RingMaintenance(config, ops, new PostgresEngineSql(leaderFactory(ops, config), ops));
     }
 
-    /** For tests of the loop's own scheduling: the same engine over substitute task bodies. */
-    static RingMaintenance create(RingMaintenanceConfig config, TaskPort port) {
-        return new RingMaintenance(config, port);
+    /** The cross-object rule: a step's last-resort bound must exceed the lock timeout it may wait for. */
+    static void requireTaskTimeoutAboveLockTimeout(RingOperations ops, RingMaintenanceConfig config) {
+        Duration lockTimeout = ops.pruneLockTimeout();
+        if (config.taskTimeout().compareTo(lockTimeout) <= 0) {
+            throw new IllegalArgumentException("taskTimeout must be greater than the storage's pruneLockTimeout, was "
+                    + config.taskTimeout() + " with pruneLockTimeout " + lockTimeout.toMillis() + " ms");
+        }
+    }
+
+    /** The configured leader connection factory, else the storage's, unwrapped when it is an r2dbc-pool. */
+    static ConnectionFactory leaderFactory(RingOperations ops, RingMaintenanceConfig config) {
+        ConnectionFactory configured = config.leaderConnectionFactory();
+        if (configured != null) {
+            return configured;
+        }
+        ConnectionFactory storageFactory = ops.connectionFactory();
+        return storageFactory instanceof ConnectionPool pool ? pool.unwrap() : storageFactory;
+    }
+
+    /** For tests of the loop's own scheduling: the same engine over substitute ring work and engine SQL. */
+    static RingMaintenance create(RingMaintenanceConfig config, RingOperations ops, EngineSql sql) {
+        return new RingMaintenance(config, ops, sql);
     }
 
     /**

@@ -1,12 +1,16 @@
 package io.awareactive.maintenance;
 
 import static io.awareactive.core.internal.Validation.requireBetween;
-import static io.awareactive.core.internal.Validation.requireLockTimeout;
 import static io.awareactive.core.internal.Validation.requireNonNull;
 import static io.awareactive.core.internal.Validation.requirePositive;
 
-import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.maintenance.TaskOptions.Batch;
+import io.awareactive.maintenance.TaskOptions.BatchSpec;
+import io.awareactive.maintenance.TaskOptions.Rollup;
+import io.awareactive.maintenance.TaskOptions.RollupSpec;
+import io.awareactive.maintenance.TaskOptions.Tick;
+import io.awareactive.maintenance.TaskOptions.TickSpec;
 import io.awareactive.maintenance.internal.MaintenanceMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -15,15 +19,22 @@ import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Immutable configuration of a {@link RingMaintenance} engine: the storage it maintains, the cadence of every task,
- * leader election, and where it reports. Build it with {@link #builder()}; a setter rejects a bad single value at once
- * with an {@link IllegalArgumentException}, and {@link Builder#build()} rejects a bad combination with an
- * {@link IllegalStateException}. Each message names the option(s), the rule and the value. Instances are thread-safe.
+ * Immutable configuration of a {@link RingMaintenance} engine: the cadence and options of every task, leader
+ * election, and where it reports. Each task's options are grouped under the task
+ * ({@code .promote(p -> p.interval(Duration.ofMillis(500)).batchSize(200))}). The storage it maintains, with its
+ * connections and prune lock timeout, is passed to
+ * {@link RingMaintenance#create(io.awareactive.core.QueueStorage, RingMaintenanceConfig)}. Build it with
+ * {@link #builder()}; every setter rejects a bad value at once, before any SQL, with an
+ * {@link IllegalArgumentException} whose message names the option ({@code promote.batchSize} for a task's option),
+ * the rule and the value. Instances are thread-safe.
  */
 public final class RingMaintenanceConfig {
 
@@ -58,24 +69,15 @@ public final class RingMaintenanceConfig {
     /** Largest {@code promoteBatchSize}, {@code rescueBatchSize} and {@code dlqPurgeBatchSize}. */
     public static final int MAX_BATCH_SIZE = 10_000;
 
-    private final QueueStorageConfig queueStorage;
-    private final Duration queueRotateInterval;
-    private final Duration leaseRotateInterval;
-    private final Duration claimRotateInterval;
-    private final Duration rollupInterval;
-    private final int rollupMaxSlots;
-    private final Duration promoteInterval;
-    private final int promoteBatchSize;
-    private final Duration rescueInterval;
-    private final int rescueBatchSize;
-    private final Duration dlqPurgeInterval;
-    private final int dlqPurgeBatchSize;
+    private final Map<Ring, Tick> rotate;
+    private final Rollup rollup;
+    private final Batch promote;
+    private final Batch rescue;
+    private final Batch dlqPurge;
     private final Duration leaderElectionInterval;
     private final Duration leaderCheckInterval;
     private final Duration taskTimeout;
-    private final Duration mvccPinMinAge;
-    private final long mvccPinMinXids;
-    private final ConnectionFactory leaderConnectionFactory;
+    private final @Nullable ConnectionFactory leaderConnectionFactory;
     private final Scheduler scheduler;
     private final Clock clock;
     private final Scheduler outcomeScheduler;
@@ -83,25 +85,18 @@ public final class RingMaintenanceConfig {
     private final Tags meterTags;
     private final boolean blockerDiagnostics;
 
-    private RingMaintenanceConfig(Builder b, QueueStorageConfig queueStorage, ConnectionFactory leaderFactory) {
-        this.queueStorage = queueStorage;
-        this.queueRotateInterval = b.queueRotateInterval;
-        this.leaseRotateInterval = b.leaseRotateInterval;
-        this.claimRotateInterval = b.claimRotateInterval;
-        this.rollupInterval = b.rollupInterval;
-        this.rollupMaxSlots = b.rollupMaxSlots;
-        this.promoteInterval = b.promoteInterval;
-        this.promoteBatchSize = b.promoteBatchSize;
-        this.rescueInterval = b.rescueInterval;
-        this.rescueBatchSize = b.rescueBatchSize;
-        this.dlqPurgeInterval = b.dlqPurgeInterval;
-        this.dlqPurgeBatchSize = b.dlqPurgeBatchSize;
+    private RingMaintenanceConfig(Builder b) {
+        Map<Ring, Tick> ticks = new EnumMap<>(Ring.class);
+        b.rotate.forEach((ring, spec) -> ticks.put(ring, spec.build()));
+        this.rotate = ticks;
+        this.rollup = b.rollup.build();
+        this.promote = b.promote.build();
+        this.rescue = b.rescue.build();
+        this.dlqPurge = b.dlqPurge.build();
         this.leaderElectionInterval = b.leaderElectionInterval;
         this.leaderCheckInterval = b.leaderCheckInterval;
         this.taskTimeout = b.taskTimeout;
-        this.mvccPinMinAge = b.mvccPinMinAge;
-        this.mvccPinMinXids = b.mvccPinMinXids;
-        this.leaderConnectionFactory = leaderFactory;
+        this.leaderConnectionFactory = b.leaderConnectionFactory;
         this.scheduler = b.scheduler;
         this.clock = b.clock;
         this.outcomeScheduler = b.outcomeScheduler;
@@ -111,7 +106,7 @@ public final class RingMaintenanceConfig {
     }
 
     /**
-     * A new builder with every option at its default; {@link Builder#queueStorage(QueueStorageConfig)} is required.
+     * A new builder with every option at its default.
      *
      * @return a builder
      */
@@ -120,110 +115,51 @@ public final class RingMaintenanceConfig {
     }
 
     /**
-     * The storage configuration the engine uses, with the maintenance {@link Builder#pruneLockTimeout(Duration)
-     * override} applied when one was set.
-     *
-     * @return the effective storage configuration
-     */
-    public QueueStorageConfig queueStorage() {
-        return queueStorage;
-    }
-
-    /**
-     * The prune lock timeout every prune and rollup transaction sets first (override, else the storage's), in whole
-     * milliseconds.
-     *
-     * @return the effective timeout
-     */
-    public Duration effectivePruneLockTimeout() {
-        return queueStorage.effectivePruneLockTimeout();
-    }
-
-    /**
-     * The interval of a ring's tick (rotate, already-pruned check, backoff gate, prune).
+     * The options of a ring's tick (rotate, already-pruned check, backoff gate, prune).
      *
      * @param ring the ring
-     * @return the interval
+     * @return the tick options
      */
-    public Duration rotateInterval(Ring ring) {
-        return switch (ring) {
-            case QUEUE -> queueRotateInterval;
-            case LEASE -> leaseRotateInterval;
-            case CLAIM -> claimRotateInterval;
-        };
+    public Tick rotate(Ring ring) {
+        return rotate.get(ring);
     }
 
     /**
-     * The interval of the terminal-count rollup tick.
+     * The options of the terminal-count rollup task (rollup, fold, ledger trim).
      *
-     * @return the interval
+     * @return the rollup options
      */
-    public Duration rollupInterval() {
-        return rollupInterval;
+    public Rollup rollup() {
+        return rollup;
     }
 
     /**
-     * The most sealed queue slots one rollup tick folds.
+     * The options of the deferred-job promotion task: due jobs moved per tick.
      *
-     * @return 1 to 64
+     * @return the promotion options
      */
-    public int rollupMaxSlots() {
-        return rollupMaxSlots;
+    public Batch promote() {
+        return promote;
     }
 
     /**
-     * The interval of the deferred-job promotion tick.
+     * The options of the rescue task: stale attempts handled per tick.
      *
-     * @return the interval
+     * @return the rescue options
      */
-    public Duration promoteInterval() {
-        return promoteInterval;
+    public Batch rescue() {
+        return rescue;
     }
 
     /**
-     * The most due jobs one promotion tick moves.
+     * The options of the dead-letter purge task, which deletes dead-letter rows older than the storage's
+     * {@code QueueStorageConfig.deadLetterRetention()}; a tick runs transactions of {@code batchSize} rows until one
+     * comes back short.
      *
-     * @return 1 to 10,000
+     * @return the purge options
      */
-    public int promoteBatchSize() {
-        return promoteBatchSize;
-    }
-
-    /**
-     * The interval of the rescue tick.
-     *
-     * @return the interval
-     */
-    public Duration rescueInterval() {
-        return rescueInterval;
-    }
-
-    /**
-     * The most stale attempts one rescue tick handles.
-     *
-     * @return 1 to 10,000
-     */
-    public int rescueBatchSize() {
-        return rescueBatchSize;
-    }
-
-    /**
-     * The interval of the dead-letter purge tick, which deletes dead-letter rows older than the storage's
-     * {@link QueueStorageConfig#deadLetterRetention()} ({@code QueueStorage.purgeFailedJobs}).
-     *
-     * @return the interval
-     */
-    public Duration dlqPurgeInterval() {
-        return dlqPurgeInterval;
-    }
-
-    /**
-     * The most dead-letter rows one purge transaction deletes; a tick runs transactions until one comes back short.
-     *
-     * @return 1 to 10,000
-     */
-    public int dlqPurgeBatchSize() {
-        return dlqPurgeBatchSize;
+    public Batch dlqPurge() {
+        return dlqPurge;
     }
 
     /**
@@ -255,29 +191,11 @@ public final class RingMaintenanceConfig {
     }
 
     /**
-     * A snapshot older than this pins the MVCC horizon and skips the rollup.
+     * The non-pooling factory of the one physical connection that holds the leader lock, when one was set.
      *
-     * @return the age
+     * @return the factory, or {@code null} for the storage's factory (unwrapped when it is an r2dbc-pool)
      */
-    public Duration mvccPinMinAge() {
-        return mvccPinMinAge;
-    }
-
-    /**
-     * Without {@code pg_read_all_stats}, a transaction-id age above this pins the horizon.
-     *
-     * @return the xid age
-     */
-    public long mvccPinMinXids() {
-        return mvccPinMinXids;
-    }
-
-    /**
-     * The non-pooling factory of the one physical connection that holds the leader lock.
-     *
-     * @return the factory
-     */
-    public ConnectionFactory leaderConnectionFactory() {
+    public @Nullable ConnectionFactory leaderConnectionFactory() {
         return leaderConnectionFactory;
     }
 
@@ -337,44 +255,27 @@ public final class RingMaintenanceConfig {
 
     @Override
     public String toString() {
-        return "RingMaintenanceConfig{schema=" + queueStorage.schema() + ", pruneLockTimeout="
-                + effectivePruneLockTimeout().toMillis() + "ms, queueRotateInterval=" + queueRotateInterval
-                + ", leaseRotateInterval=" + leaseRotateInterval + ", claimRotateInterval=" + claimRotateInterval
-                + ", rollupInterval=" + rollupInterval + ", rollupMaxSlots=" + rollupMaxSlots + ", promoteInterval="
-                + promoteInterval + ", promoteBatchSize=" + promoteBatchSize + ", rescueInterval=" + rescueInterval
-                + ", rescueBatchSize=" + rescueBatchSize + ", dlqPurgeInterval=" + dlqPurgeInterval
-                + ", dlqPurgeBatchSize=" + dlqPurgeBatchSize + ", leaderElectionInterval=" + leaderElectionInterval
-                + ", leaderCheckInterval=" + leaderCheckInterval + ", taskTimeout=" + taskTimeout
-                + ", mvccPinMinAge=" + mvccPinMinAge + ", mvccPinMinXids=" + mvccPinMinXids + ", meterRegistry="
+        return "RingMaintenanceConfig{rotate=" + rotate + ", rollup=" + rollup + ", promote=" + promote
+                + ", rescue=" + rescue + ", dlqPurge=" + dlqPurge + ", leaderElectionInterval="
+                + leaderElectionInterval + ", leaderCheckInterval=" + leaderCheckInterval + ", taskTimeout="
+                + taskTimeout + ", meterRegistry="
                 + (meterRegistry == null ? "none" : meterRegistry.getClass().getSimpleName()) + ", meterTags="
                 + meterTags + ", blockerDiagnostics=" + blockerDiagnostics + "}";
     }
 
-    /**
-     * Fluent, mutable builder of {@link RingMaintenanceConfig}; not thread-safe. The
-     * {@link #pruneLockTimeout(Duration)} override is kept in its own field and resolved in {@link #build()}, so it
-     * wins whichever order it and {@link #queueStorage(QueueStorageConfig)} are called in.
-     */
+    /** Fluent, mutable builder of {@link RingMaintenanceConfig}; not thread-safe. */
     public static final class Builder {
 
-        private @Nullable QueueStorageConfig queueStorage;
-        private @Nullable Duration pruneLockTimeout;
-        private Duration queueRotateInterval = DEFAULT_ROTATE_INTERVAL;
-        private Duration leaseRotateInterval = DEFAULT_ROTATE_INTERVAL;
-        private Duration claimRotateInterval = DEFAULT_ROTATE_INTERVAL;
-        private Duration rollupInterval = DEFAULT_ROLLUP_INTERVAL;
-        private int rollupMaxSlots = DEFAULT_ROLLUP_MAX_SLOTS;
-        private Duration promoteInterval = DEFAULT_PROMOTE_INTERVAL;
-        private int promoteBatchSize = DEFAULT_PROMOTE_BATCH_SIZE;
-        private Duration rescueInterval = DEFAULT_RESCUE_INTERVAL;
-        private int rescueBatchSize = DEFAULT_RESCUE_BATCH_SIZE;
-        private Duration dlqPurgeInterval = DEFAULT_DLQ_PURGE_INTERVAL;
-        private int dlqPurgeBatchSize = DEFAULT_DLQ_PURGE_BATCH_SIZE;
+        private final Map<Ring, TickSpec> rotate = new EnumMap<>(Ring.class);
+        private final RollupSpec rollup = new RollupSpec();
+        private final BatchSpec promote = new BatchSpec("promote", DEFAULT_PROMOTE_INTERVAL,
+                DEFAULT_PROMOTE_BATCH_SIZE);
+        private final BatchSpec rescue = new BatchSpec("rescue", DEFAULT_RESCUE_INTERVAL, DEFAULT_RESCUE_BATCH_SIZE);
+        private final BatchSpec dlqPurge = new BatchSpec("dlqPurge", DEFAULT_DLQ_PURGE_INTERVAL,
+                DEFAULT_DLQ_PURGE_BATCH_SIZE);
         private Duration leaderElectionInterval = DEFAULT_LEADER_ELECTION_INTERVAL;
         private Duration leaderCheckInterval = DEFAULT_LEADER_CHECK_INTERVAL;
         private Duration taskTimeout = DEFAULT_TASK_TIMEOUT;
-        private Duration mvccPinMinAge = DEFAULT_MVCC_PIN_MIN_AGE;
-        private long mvccPinMinXids = DEFAULT_MVCC_PIN_MIN_XIDS;
         private @Nullable ConnectionFactory leaderConnectionFactory;
         private Scheduler scheduler = Schedulers.parallel();
         private Clock clock = Clock.systemUTC();
@@ -384,168 +285,75 @@ public final class RingMaintenanceConfig {
         private boolean blockerDiagnostics;
 
         private Builder() {
+            for (Ring ring : Ring.values()) {
+                rotate.put(ring, new TickSpec(ring));
+            }
         }
 
         /**
-         * The storage to maintain; required. Its schema must be installed ({@link RingMaintenance#start()} checks
-         * the slot counts).
+         * Sets options of a ring's tick (rotate, then prune): {@code interval} defaults to 1 s. Options not set keep
+         * their current value; calls add up.
          *
-         * @param config the storage configuration
+         * @param ring the ring
+         * @param options sets the options, for example {@code t -> t.interval(Duration.ofMillis(500))}
          * @return this builder
-         * @throws IllegalArgumentException when null
+         * @throws IllegalArgumentException when {@code ring} or {@code options} is null, or a value breaks its rule
          */
-        public Builder queueStorage(QueueStorageConfig config) {
-            this.queueStorage = requireNonNull(config, "queueStorage");
+        public Builder rotate(Ring ring, Consumer<TickSpec> options) {
+            requireNonNull(options, "options").accept(rotate.get(requireNonNull(ring, "ring")));
             return this;
         }
 
         /**
-         * Overrides the storage's prune lock timeout for this engine. Unset by default (the storage's value, 10 ms
-         * unless configured, applies). Same rules as {@link QueueStorageConfig.Builder#pruneLockTimeout(Duration)}:
-         * positive, at most 2,147,483,647 ms, a fraction of a millisecond rounded up. Wins in either call order
-         * relative to {@link #queueStorage(QueueStorageConfig)}.
+         * Sets options of the terminal-count rollup (rollup, fold, ledger trim): {@code interval} 30 s,
+         * {@code maxSlots} 4, {@code mvccPinMinAge} 5 s and {@code mvccPinMinXids} 10,000 by default.
          *
-         * @param timeout the timeout
+         * @param options sets the options
          * @return this builder
-         * @throws IllegalArgumentException when null, zero, negative or above the maximum
+         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
          */
-        public Builder pruneLockTimeout(Duration timeout) {
-            this.pruneLockTimeout = requireLockTimeout(timeout, "pruneLockTimeout");
+        public Builder rollup(Consumer<RollupSpec> options) {
+            requireNonNull(options, "options").accept(rollup);
             return this;
         }
 
         /**
-         * Interval of the queue ring's tick (rotate, then prune). Defaults to 1 s; must be positive.
+         * Sets options of the deferred-job promotion: {@code interval} 250 ms (250 ms to 1 s is sensible) and
+         * {@code batchSize} 500 by default.
          *
-         * @param interval the interval
+         * @param options sets the options
          * @return this builder
-         * @throws IllegalArgumentException when null or not positive
+         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
          */
-        public Builder queueRotateInterval(Duration interval) {
-            this.queueRotateInterval = requirePositive(interval, "queueRotateInterval");
+        public Builder promote(Consumer<BatchSpec> options) {
+            requireNonNull(options, "options").accept(promote);
             return this;
         }
 
         /**
-         * Interval of the lease ring's tick. Defaults to 1 s; must be positive.
+         * Sets options of the rescue of stale attempts: {@code interval} 10 s (5 to 30 s is sensible) and
+         * {@code batchSize} 500 by default.
          *
-         * @param interval the interval
+         * @param options sets the options
          * @return this builder
-         * @throws IllegalArgumentException when null or not positive
+         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
          */
-        public Builder leaseRotateInterval(Duration interval) {
-            this.leaseRotateInterval = requirePositive(interval, "leaseRotateInterval");
+        public Builder rescue(Consumer<BatchSpec> options) {
+            requireNonNull(options, "options").accept(rescue);
             return this;
         }
 
         /**
-         * Interval of the claim ring's tick. Defaults to 1 s; must be positive.
+         * Sets options of the dead-letter purge, which deletes rows older than the storage's
+         * {@code deadLetterRetention}, each batch in its own transaction under a transaction-local lock timeout:
+         * {@code interval} 60 s and {@code batchSize} (rows per transaction) 500 by default.
          *
-         * @param interval the interval
+         * @param options sets the options
          * @return this builder
-         * @throws IllegalArgumentException when null or not positive
+         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
          */
-        public Builder claimRotateInterval(Duration interval) {
-            this.claimRotateInterval = requirePositive(interval, "claimRotateInterval");
-            return this;
-        }
-
-        /**
-         * Interval of the terminal-count rollup tick (rollup, fold, ledger trim). Defaults to 30 s; must be positive.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException when null or not positive
-         */
-        public Builder rollupInterval(Duration interval) {
-            this.rollupInterval = requirePositive(interval, "rollupInterval");
-            return this;
-        }
-
-        /**
-         * The most sealed queue slots one rollup tick folds. Defaults to 4; 1 to 64.
-         *
-         * @param slots the slot count
-         * @return this builder
-         * @throws IllegalArgumentException when out of range
-         */
-        public Builder rollupMaxSlots(int slots) {
-            this.rollupMaxSlots = requireBetween(slots, 1, Ring.MAX_SLOT_COUNT, "rollupMaxSlots");
-            return this;
-        }
-
-        /**
-         * Interval of the deferred-job promotion tick. Defaults to 250 ms (250 ms to 1 s is sensible); must be
-         * positive.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException when null or not positive
-         */
-        public Builder promoteInterval(Duration interval) {
-            this.promoteInterval = requirePositive(interval, "promoteInterval");
-            return this;
-        }
-
-        /**
-         * The most due jobs one promotion tick moves. Defaults to 500; 1 to 10,000.
-         *
-         * @param size the batch size
-         * @return this builder
-         * @throws IllegalArgumentException when out of range
-         */
-        public Builder promoteBatchSize(int size) {
-            this.promoteBatchSize = requireBetween(size, 1, MAX_BATCH_SIZE, "promoteBatchSize");
-            return this;
-        }
-
-        /**
-         * Interval of the rescue tick. Defaults to 10 s (5 to 30 s is sensible); must be positive.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException when null or not positive
-         */
-        public Builder rescueInterval(Duration interval) {
-            this.rescueInterval = requirePositive(interval, "rescueInterval");
-            return this;
-        }
-
-        /**
-         * The most stale attempts one rescue tick handles. Defaults to 500; 1 to 10,000.
-         *
-         * @param size the batch size
-         * @return this builder
-         * @throws IllegalArgumentException when out of range
-         */
-        public Builder rescueBatchSize(int size) {
-            this.rescueBatchSize = requireBetween(size, 1, MAX_BATCH_SIZE, "rescueBatchSize");
-            return this;
-        }
-
-        /**
-         * Interval of the dead-letter purge tick, which deletes rows older than the storage's
-         * {@code deadLetterRetention}, each batch in its own transaction under a transaction-local lock timeout.
-         * Defaults to 60 s; must be positive.
-         *
-         * @param interval the interval
-         * @return this builder
-         * @throws IllegalArgumentException when null or not positive
-         */
-        public Builder dlqPurgeInterval(Duration interval) {
-            this.dlqPurgeInterval = requirePositive(interval, "dlqPurgeInterval");
-            return this;
-        }
-
-        /**
-         * The most dead-letter rows one purge transaction deletes. Defaults to 500; 1 to 10,000.
-         *
-         * @param size the batch size
-         * @return this builder
-         * @throws IllegalArgumentException when out of range
-         */
-        public Builder dlqPurgeBatchSize(int size) {
-            this.dlqPurgeBatchSize = requireBetween(size, 1, MAX_BATCH_SIZE, "dlqPurgeBatchSize");
+        public Builder dlqPurge(Consumer<BatchSpec> options) {
+            requireNonNull(options, "options").accept(dlqPurge);
             return this;
         }
 
@@ -577,8 +385,8 @@ public final class RingMaintenanceConfig {
         /**
          * The last-resort bound of every task step (a rotation, a prune, a rollup, a promotion batch, ...). A step
          * still running after it is cancelled and its transaction rolls back; a prune then reports {@code error}.
-         * Defaults to 60 s; must be positive and greater than the effective prune lock timeout (checked by
-         * {@link #build()}).
+         * Defaults to 60 s; must be positive and greater than the storage's prune lock timeout (checked by
+         * {@link RingMaintenance#create(io.awareactive.core.QueueStorage, RingMaintenanceConfig)}).
          *
          * @param timeout the timeout
          * @return this builder
@@ -586,35 +394,6 @@ public final class RingMaintenanceConfig {
          */
         public Builder taskTimeout(Duration timeout) {
             this.taskTimeout = requirePositive(timeout, "taskTimeout");
-            return this;
-        }
-
-        /**
-         * A snapshot older than this, held by another session, pins the MVCC horizon and skips the rollup.
-         * Defaults to 5 s; must be positive.
-         *
-         * @param age the age
-         * @return this builder
-         * @throws IllegalArgumentException when null or not positive
-         */
-        public Builder mvccPinMinAge(Duration age) {
-            this.mvccPinMinAge = requirePositive(age, "mvccPinMinAge");
-            return this;
-        }
-
-        /**
-         * Without {@code pg_read_all_stats}, a session whose {@code age(backend_xmin)} or {@code age(backend_xid)}
-         * exceeds this pins the horizon. Defaults to 10,000; must be positive.
-         *
-         * @param xids the transaction-id age
-         * @return this builder
-         * @throws IllegalArgumentException when not positive
-         */
-        public Builder mvccPinMinXids(long xids) {
-            if (xids <= 0) {
-                throw new IllegalArgumentException("mvccPinMinXids must be greater than 0, was " + xids);
-            }
-            this.mvccPinMinXids = xids;
             return this;
         }
 
@@ -725,31 +504,12 @@ public final class RingMaintenanceConfig {
         }
 
         /**
-         * Applies the lock-timeout override, derives the leader connection factory, checks the cross-option rules and
-         * builds the configuration.
+         * Builds the configuration (every single value was checked by its setter).
          *
          * @return the configuration
-         * @throws IllegalStateException when {@code queueStorage} is missing, or {@code taskTimeout} is not greater
-         *     than the effective {@code pruneLockTimeout}
          */
         public RingMaintenanceConfig build() {
-            if (queueStorage == null) {
-                throw new IllegalStateException("queueStorage must be set");
-            }
-            QueueStorageConfig storage = pruneLockTimeout == null
-                    ? queueStorage
-                    : queueStorage.mutate().pruneLockTimeout(pruneLockTimeout).build();
-            Duration lockTimeout = storage.effectivePruneLockTimeout();
-            if (taskTimeout.compareTo(lockTimeout) <= 0) {
-                throw new IllegalStateException("taskTimeout must be greater than the effective pruneLockTimeout, was "
-                        + taskTimeout + " with pruneLockTimeout " + lockTimeout.toMillis() + " ms");
-            }
-            ConnectionFactory leaderFactory = leaderConnectionFactory;
-            if (leaderFactory == null) {
-                ConnectionFactory storageFactory = storage.connectionFactory();
-                leaderFactory = storageFactory instanceof ConnectionPool pool ? pool.unwrap() : storageFactory;
-            }
-            return new RingMaintenanceConfig(this, storage, leaderFactory);
+            return new RingMaintenanceConfig(this);
         }
     }
 }

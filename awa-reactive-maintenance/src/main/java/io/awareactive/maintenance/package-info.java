@@ -5,7 +5,9 @@
  * {@link io.awareactive.maintenance.PruneEvent}s and Micrometer meters.
  *
  * <p>Start with {@link io.awareactive.maintenance.RingMaintenanceConfig#builder()} and
- * {@link io.awareactive.maintenance.RingMaintenance#create(RingMaintenanceConfig)}.
+ * {@link io.awareactive.maintenance.RingMaintenance#create(io.awareactive.core.QueueStorage,
+ * RingMaintenanceConfig)}; the engine drives the storage through
+ * {@link io.awareactive.core.QueueStorage#ringOperations()}.
  */
 @NullMarked
 package io.awareactive.maintenance;

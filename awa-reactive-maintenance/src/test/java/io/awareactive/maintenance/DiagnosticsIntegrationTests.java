@@ -4,10 +4,10 @@ import static io.awareactive.maintenance.Fixtures.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.maintenance.StartupWarning.Kind;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -24,13 +24,8 @@ final class DiagnosticsIntegrationTests {
         this.db = db;
     }
 
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
-    }
-
     private static List<StartupWarning> diagnose(QueueStorageConfig storage) {
-        return RingMaintenance.create(Fixtures.engine(storage).pruneLockTimeout(Duration.ofMillis(10)).build())
+        return RingMaintenance.create(QueueStorage.create(storage), Fixtures.engine().build())
                 .diagnose().block(WAIT);
     }
 
@@ -119,7 +114,7 @@ final class DiagnosticsIntegrationTests {
         TestDatabase own = db.newDatabase();
         QueueStorageConfig storage = Fixtures.installed(own, own.connectionFactory());
         own.execute("ALTER DATABASE \"" + own.database() + "\" SET statement_timeout = '10ms'");
-        RingMaintenance engine = RingMaintenance.create(Fixtures.engine(storage).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Fixtures.engine().build());
 
         try (Fixtures.LogCapture log = new Fixtures.LogCapture(Fixtures.ENGINE_LOGGER, Level.INFO)) {
             engine.start().block(WAIT);

@@ -1,11 +1,13 @@
 package io.awareactive.maintenance;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
-import io.awareactive.core.RollupOutcome;
-import io.awareactive.core.RotateOutcome;
-import io.awareactive.maintenance.internal.TaskPort;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RingOperations;
+import io.awareactive.core.ring.RollupOutcome;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.maintenance.internal.EngineSql;
+import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ import reactor.core.publisher.Mono;
  * only timing, failures and the order of calls. Every body goes through {@link #track} so a probe sees how many run
  * at once.
  */
-final class FakePort implements TaskPort {
+final class FakePort implements RingOperations, EngineSql {
 
     volatile Function<Ring, Mono<RotateOutcome>> rotate = ring -> Mono.just(new RotateOutcome.Rotated(1, 1));
     volatile Function<Ring, Mono<PruneOutcome>> prune = ring -> Mono.just(new PruneOutcome.Noop());
@@ -69,6 +71,21 @@ final class FakePort implements TaskPort {
                         }
                     });
         });
+    }
+
+    @Override
+    public String schema() {
+        return "virtual_time";
+    }
+
+    @Override
+    public ConnectionFactory connectionFactory() {
+        throw new UnsupportedOperationException("the loop's scheduling tests open no connection");
+    }
+
+    @Override
+    public Duration pruneLockTimeout() {
+        return Duration.ofMillis(10);
     }
 
     @Override

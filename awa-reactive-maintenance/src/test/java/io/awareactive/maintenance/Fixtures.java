@@ -6,6 +6,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
@@ -14,7 +15,7 @@ import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
 
 /** Integration-test fixtures: rings 4/2/2 in the test's own schema, short engine intervals, log capture. */
-final class Fixtures {
+public final class Fixtures {
 
     static final Duration WAIT = Duration.ofSeconds(30);
     static final String ENGINE_LOGGER = "io.awareactive.maintenance.RingMaintenance";
@@ -40,20 +41,25 @@ final class Fixtures {
     }
 
     /** Every task but the ring ticks hourly, so a test sees only what it drives. */
-    static RingMaintenanceConfig.Builder engine(QueueStorageConfig storage) {
-        return intervals(RingMaintenanceConfig.builder()).queueStorage(storage);
+    static RingMaintenanceConfig.Builder engine() {
+        return intervals(RingMaintenanceConfig.builder());
     }
 
-    /** Every task hourly, short election and check intervals, a 20 s task timeout. */
-    static RingMaintenanceConfig.Builder intervals(RingMaintenanceConfig.Builder builder) {
+    /**
+     * Every task hourly (tests shorten what they drive), short election and check intervals, a 20 s task timeout.
+     *
+     * @param builder the builder to set
+     * @return the builder
+     */
+    public static RingMaintenanceConfig.Builder intervals(RingMaintenanceConfig.Builder builder) {
         return builder
-                .queueRotateInterval(Duration.ofHours(1))
-                .leaseRotateInterval(Duration.ofHours(1))
-                .claimRotateInterval(Duration.ofHours(1))
-                .rollupInterval(Duration.ofHours(1))
-                .promoteInterval(Duration.ofHours(1))
-                .rescueInterval(Duration.ofHours(1))
-                .dlqPurgeInterval(Duration.ofHours(1))
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofHours(1)))
+                .rotate(Ring.LEASE, t -> t.interval(Duration.ofHours(1)))
+                .rotate(Ring.CLAIM, t -> t.interval(Duration.ofHours(1)))
+                .rollup(r -> r.interval(Duration.ofHours(1)))
+                .promote(p -> p.interval(Duration.ofHours(1)))
+                .rescue(p -> p.interval(Duration.ofHours(1)))
+                .dlqPurge(p -> p.interval(Duration.ofHours(1)))
                 .leaderElectionInterval(Duration.ofMillis(500))
                 .leaderCheckInterval(Duration.ofMillis(300))
                 .taskTimeout(Duration.ofSeconds(20));

@@ -4,9 +4,9 @@ import static io.awareactive.maintenance.Fixtures.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -32,18 +32,13 @@ final class LeaderElectionIntegrationTests {
         this.db = db;
     }
 
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
-    }
-
     @AfterEach
     void stopEngines() {
         engines.forEach(engine -> engine.stop(Duration.ofSeconds(5)).block(WAIT));
     }
 
     private RingMaintenance engine(QueueStorageConfig storage, SimpleMeterRegistry registry) {
-        RingMaintenance engine = RingMaintenance.create(Fixtures.engine(storage).meterRegistry(registry)
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Fixtures.engine().meterRegistry(registry)
                 .leaderElectionInterval(ELECTION).leaderCheckInterval(CHECK).build());
         engines.add(engine);
         engine.start().block(WAIT);
@@ -127,7 +122,8 @@ final class LeaderElectionIntegrationTests {
 
             await().atMost(WAIT).until(() -> pool.getMetrics().orElseThrow().acquiredSize() == 0);
             assertThat(leaderLockHolders(storage)).isEqualTo(1);
-            assertThat(engine.config().leaderConnectionFactory()).isSameAs(pool.unwrap());
+            assertThat(RingMaintenance.leaderFactory(QueueStorage.create(storage).ringOperations(), engine.config()))
+                    .isSameAs(pool.unwrap());
             engine.stop(Duration.ofSeconds(5)).block(WAIT);
             assertThat(leaderLockHolders(storage)).isZero();
         } finally {

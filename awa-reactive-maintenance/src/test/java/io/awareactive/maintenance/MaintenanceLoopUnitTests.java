@@ -3,15 +3,15 @@ package io.awareactive.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneDurations;
-import io.awareactive.core.PruneOutcome;
-import io.awareactive.core.PruneOutcome.BackedOff;
-import io.awareactive.core.PruneOutcome.Pruned;
-import io.awareactive.core.PruneOutcome.SkippedActive;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RotateOutcome;
-import io.awareactive.core.SkipReason;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneDurations;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.PruneOutcome.BackedOff;
+import io.awareactive.core.ring.PruneOutcome.Pruned;
+import io.awareactive.core.ring.PruneOutcome.SkippedActive;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +47,7 @@ final class MaintenanceLoopUnitTests {
     private RingMaintenance engine;
 
     private RingMaintenance start(UnaryOperator<RingMaintenanceConfig.Builder> customizer) {
-        engine = RingMaintenance.create(customizer.apply(time.config(registry)).build(), port);
+        engine = RingMaintenance.create(customizer.apply(time.config(registry)).build(), port, port);
         engine.outcomes().subscribe(events::add);
         engine.start().block(Duration.ofSeconds(5));
         time.scheduler.advanceTime();
@@ -82,13 +82,13 @@ final class MaintenanceLoopUnitTests {
 
         @Test
         void shouldTickEveryTaskOnItsOwnIntervalStartingOneIntervalAfterElection() {
-            start(b -> b.queueRotateInterval(Duration.ofSeconds(1))
-                    .leaseRotateInterval(Duration.ofSeconds(2))
-                    .claimRotateInterval(Duration.ofSeconds(3))
-                    .promoteInterval(Duration.ofMillis(500))
-                    .rescueInterval(Duration.ofSeconds(5))
-                    .dlqPurgeInterval(Duration.ofSeconds(6))
-                    .rollupInterval(Duration.ofSeconds(7)));
+            start(b -> b.rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(1)))
+                    .rotate(Ring.LEASE, t -> t.interval(Duration.ofSeconds(2)))
+                    .rotate(Ring.CLAIM, t -> t.interval(Duration.ofSeconds(3)))
+                    .promote(p -> p.interval(Duration.ofMillis(500)))
+                    .rescue(p -> p.interval(Duration.ofSeconds(5)))
+                    .dlqPurge(p -> p.interval(Duration.ofSeconds(6)))
+                    .rollup(r -> r.interval(Duration.ofSeconds(7))));
 
             time.advance(Duration.ofMillis(499));
             assertThat(port.calls).isEmpty();
@@ -113,7 +113,7 @@ final class MaintenanceLoopUnitTests {
         @Test
         void shouldRunTasksOneAtATimeAndDropAndCountTicksThatArriveDuringASlowPass() {
             port.prune = ring -> Mono.delay(Duration.ofSeconds(5), time.scheduler).thenReturn(new PruneOutcome.Noop());
-            start(b -> b.promoteInterval(Duration.ofSeconds(1)));
+            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))));
 
             time.advanceSeconds(20);
 
@@ -237,12 +237,12 @@ final class MaintenanceLoopUnitTests {
             port.promote = () -> Mono.error(new IllegalStateException("promotion failed"));
             port.fold = () -> Mono.error(new IllegalStateException("fold failed"));
             port.dlqPurge = () -> Mono.error(new IllegalStateException("purge failed"));
-            start(b -> b.promoteInterval(Duration.ofSeconds(1)).rollupInterval(Duration.ofSeconds(3))
-                    .dlqPurgeInterval(Duration.ofSeconds(2)));
+            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))).rollup(r -> r.interval(Duration.ofSeconds(3)))
+                    .dlqPurge(p -> p.interval(Duration.ofSeconds(2))));
 
             time.advanceSeconds(6);
 
-            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "rotate_queue")).isEqualTo(2);
+            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "ring_queue")).isEqualTo(2);
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "promote")).isEqualTo(6);
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "fold")).isEqualTo(2);
             assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "dlq_purge")).isEqualTo(3);
@@ -297,10 +297,10 @@ final class MaintenanceLoopUnitTests {
             start(b -> b.taskTimeout(Duration.ofSeconds(3)));
 
             time.advance(Duration.ofMillis(3_999));
-            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "rotate_queue")).isZero();
+            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "ring_queue")).isZero();
             time.advance(Duration.ofMillis(1));
 
-            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "rotate_queue")).isEqualTo(1);
+            assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "ring_queue")).isEqualTo(1);
             assertThat(port.cancelled).hasValue(1);
             // No event for the timed-out tick; the waiting tick (and the one due now) pruned.
             assertThat(labels()).isNotEmpty().hasSizeLessThanOrEqualTo(2).containsOnly("noop");
@@ -365,7 +365,7 @@ final class MaintenanceLoopUnitTests {
 
         @Test
         void shouldRejectANegativeOrMissingGraceAtCallTime() {
-            RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port);
+            RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port, port);
             org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                     .isThrownBy(() -> notStarted.stop(Duration.ofSeconds(-1)))
                     .withMessage("grace must not be null or negative, was PT-1S");
@@ -377,7 +377,7 @@ final class MaintenanceLoopUnitTests {
 
         @Test
         void shouldBeSafeToStopTwiceAndBeforeStart() {
-            RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port);
+            RingMaintenance notStarted = RingMaintenance.create(time.config(registry).build(), port, port);
             AtomicBoolean completed = new AtomicBoolean();
             notStarted.outcomes().subscribe(e -> { }, e -> { }, () -> completed.set(true));
 
@@ -423,7 +423,7 @@ final class MaintenanceLoopUnitTests {
             Scheduler outcomeScheduler = Schedulers.newBoundedElastic(4, 1000, "outcomes-test");
             try {
                 engine = RingMaintenance.create(time.config(registry).outcomeScheduler(outcomeScheduler).build(),
-                        port);
+                        port, port);
                 CountDownLatch release = new CountDownLatch(1);
                 AtomicInteger slow = new AtomicInteger();
                 AtomicInteger fast = new AtomicInteger();
@@ -474,11 +474,11 @@ final class MaintenanceLoopUnitTests {
                         Duration.ofMillis(5))), new PruneOutcome.Blocked(1, BlockedCause.NOWAIT),
                 new PruneOutcome.Blocked(1, BlockedCause.SERIALIZER_BUSY), new PruneOutcome.Noop(), ACTIVE);
         port.rotate = ring -> Mono.just(new RotateOutcome.SkippedBusy(1, java.util.Set.of(
-                io.awareactive.core.RotationBlocker.QUEUE_DONE_ROWS,
-                io.awareactive.core.RotationBlocker.QUEUE_TOMBSTONES)));
-        port.rollup = () -> Flux.just(new io.awareactive.core.RollupOutcome.Rolled(1, 1, 3),
-                new io.awareactive.core.RollupOutcome.SkippedMvccPinned(2));
-        start(b -> b.rollupInterval(Duration.ofSeconds(5)));
+                io.awareactive.core.ring.RotationBlocker.QUEUE_DONE_ROWS,
+                io.awareactive.core.ring.RotationBlocker.QUEUE_TOMBSTONES)));
+        port.rollup = () -> Flux.just(new io.awareactive.core.ring.RollupOutcome.Rolled(1, 1, 3),
+                new io.awareactive.core.ring.RollupOutcome.SkippedMvccPinned(2));
+        start(b -> b.rollup(r -> r.interval(Duration.ofSeconds(5))));
 
         time.advanceSeconds(10);
 

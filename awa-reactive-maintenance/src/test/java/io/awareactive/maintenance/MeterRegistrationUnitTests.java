@@ -74,7 +74,7 @@ final class MeterRegistrationUnitTests {
         for (String outcome : List.of("rolled", "empty", "blocked", "skipped_mvcc_pinned", "error")) {
             ids.add("awa.maintenance.rollup.attempts{awa.ring=queue,awa.ring.outcome=" + outcome + "}");
         }
-        for (String task : List.of("rotate_queue", "rotate_lease", "rotate_claim", "promote", "rescue", "dlq_purge",
+        for (String task : List.of("ring_queue", "ring_lease", "ring_claim", "promote", "rescue", "dlq_purge",
                 "rollup", "fold", "trim", "sealed_slots_refresh", "election", "leader_check")) {
             ids.add("awa.maintenance.task.failures{awa.maintenance.task=" + task + "}");
         }
@@ -90,7 +90,7 @@ final class MeterRegistrationUnitTests {
     void shouldRegisterEverySeriesAtZeroWhenTheEngineIsCreated() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RingMaintenance engine = RingMaintenance.create(time.config(registry)
-                .meterTags(Tags.of("awa.schema", "virtual_time")).build(), new FakePort());
+                .meterTags(Tags.of("awa.schema", "virtual_time")).build(), new FakePort(), new FakePort());
 
         Set<String> registered = engineMeters(registry).stream().map(MeterRegistrationUnitTests::id)
                 .collect(Collectors.toCollection(TreeSet::new));
@@ -114,7 +114,8 @@ final class MeterRegistrationUnitTests {
     @Test
     void shouldDocumentEveryRegisteredMeterName() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        RingMaintenance.create(time.config(registry).build(), new FakePort());
+        FakePort fake = new FakePort();
+        RingMaintenance.create(time.config(registry).build(), fake, fake);
 
         for (MaintenanceMeters meter : MaintenanceMeters.values()) {
             List<Meter> found = new ArrayList<>(registry.find(meter.meterName()).meters());
@@ -130,9 +131,30 @@ final class MeterRegistrationUnitTests {
     }
 
     @Test
+    void shouldTagEveryTaskWithOneValueOnBothTaskMeters() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FakePort fake = new FakePort();
+        RingMaintenance.create(time.config(registry).build(), fake, fake);
+
+        Set<String> dropped = tagValues(registry, "awa.maintenance.ticks.dropped");
+        Set<String> failures = tagValues(registry, "awa.maintenance.task.failures");
+
+        // Every task a tick can be dropped for is also a value of the failure counter, spelled the same way.
+        assertThat(dropped).containsExactlyInAnyOrder("ring_queue", "ring_lease", "ring_claim", "rollup", "promote",
+                "rescue", "dlq_purge");
+        assertThat(failures).containsAll(dropped);
+    }
+
+    private static Set<String> tagValues(SimpleMeterRegistry registry, String meter) {
+        return registry.find(meter).counters().stream().map(c -> c.getId().getTag("awa.maintenance.task"))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
     void shouldScrapeWithTheDocumentedPrometheusNamesAndBoundedTagValuesOnly() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        RingMaintenance.create(time.config(registry).build(), new FakePort());
+        FakePort fake = new FakePort();
+        RingMaintenance.create(time.config(registry).build(), fake, fake);
 
         String scrape = registry.scrape();
 

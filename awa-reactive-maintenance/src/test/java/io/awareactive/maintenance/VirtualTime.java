@@ -1,6 +1,7 @@
 package io.awareactive.maintenance;
 
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
@@ -51,19 +52,12 @@ final class VirtualTime {
      * test shortens it; outcomes are delivered on the emitting thread.
      */
     RingMaintenanceConfig.Builder config(MeterRegistry registry) {
-        return RingMaintenanceConfig.builder()
-                .queueStorage(unusedStorage())
+        return Fixtures.intervals(RingMaintenanceConfig.builder())
                 .scheduler(scheduler)
                 .clock(clock)
                 .outcomeScheduler(Schedulers.immediate())
                 .meterRegistry(registry)
-                .queueRotateInterval(Duration.ofSeconds(1))
-                .leaseRotateInterval(Duration.ofHours(1))
-                .claimRotateInterval(Duration.ofHours(1))
-                .rollupInterval(Duration.ofHours(1))
-                .promoteInterval(Duration.ofHours(1))
-                .rescueInterval(Duration.ofHours(1))
-                .dlqPurgeInterval(Duration.ofHours(1))
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(1)))
                 .leaderElectionInterval(Duration.ofSeconds(10))
                 .leaderCheckInterval(Duration.ofHours(1))
                 .taskTimeout(Duration.ofSeconds(60));

@@ -10,7 +10,9 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.JobState;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
@@ -51,11 +53,6 @@ final class BadInputIntegrationTests {
 
     BadInputIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
     }
 
     @BeforeEach
@@ -152,28 +149,28 @@ final class BadInputIntegrationTests {
         assertThatIllegalArgumentException().isThrownBy(() -> storage.complete(null));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.release(null));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.fail(null, "e"));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.promote(0))
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().promote(0))
                 .withMessage("maxJobs must be between 1 and 10000, was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rescue(10_001));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(0, Duration.ofSeconds(5), 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(65, Duration.ofSeconds(5), 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(4, Duration.ZERO, 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.rollup(4, Duration.ofSeconds(5), 0));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rescue(10_001));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(0, Duration.ofSeconds(5), 10_000));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(65, Duration.ofSeconds(5), 10_000));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ZERO, 10_000));
+        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ofSeconds(5), 0));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.worker(null));
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorage.create(null));
-        assertThatThrownBy(() -> storage.rotate(null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> storage.prune(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> storage.ringOperations().rotate(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> storage.ringOperations().prune(null)).isInstanceOf(NullPointerException.class);
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder().queueSlotCount(3));
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder().leaseSlotCount(65));
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder().maxArgsBytes(0));
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder()
                 .pruneLockTimeout(Duration.ofMillis(-1)));
         assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder()
-                .queueRotateInterval(Duration.ZERO));
-        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder()
-                .pruneLockTimeout(Duration.ofMillis(2_147_483_648L)));
-        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().rollupMaxSlots(0));
-        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().queueStorage(null));
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ZERO)));
+        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenance.create(null,
+                RingMaintenanceConfig.builder().build()));
+        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().rollup(r -> r.maxSlots(0)));
+        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().promote(null));
         // Unknown ids are answers, not errors, and write nothing.
         assertThat(storage.status(-1).blockOptional(WAIT)).isEmpty();
         assertThat(storage.status(Long.MAX_VALUE).blockOptional(WAIT)).isEmpty();

@@ -2,9 +2,9 @@ package io.awareactive.reliability;
 
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -8,10 +8,10 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.awareactive.core.JobRequest;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -54,8 +54,8 @@ final class FailureLoggingIntegrationTests {
         lines.start();
         library.addAppender(lines);
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(withoutTruncate)
-                .queueRotateInterval(Duration.ofMillis(50)).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(withoutTruncate), Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(50))).build());
         try {
             engine.outcomes().subscribe(events::add);
             engine.start().block(WAIT);

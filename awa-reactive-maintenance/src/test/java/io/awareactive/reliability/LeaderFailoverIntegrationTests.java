@@ -14,7 +14,6 @@ import io.awareactive.core.WorkerConfig;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
@@ -44,11 +43,6 @@ final class LeaderFailoverIntegrationTests {
 
     LeaderFailoverIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
     }
 
     /** Probe: each truncate of a ring child and each ledger append try-locks its key for the transaction. */
@@ -95,8 +89,8 @@ final class LeaderFailoverIntegrationTests {
         Disposable producer = null;
         try {
             for (List<PruneEvent> events : List.of(eventsA, eventsB)) {
-                RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage).queueRotateInterval(tick)
-                        .leaseRotateInterval(tick).claimRotateInterval(tick).rollupInterval(Duration.ofMillis(300))
+                RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
+                        .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).rollup(r -> r.interval(Duration.ofMillis(300)))
                         .leaderElectionInterval(ELECTION).leaderCheckInterval(CHECK).build());
                 engines.add(engine);
                 engine.outcomes().subscribe(events::add);

@@ -8,12 +8,12 @@ import static org.awaitility.Awaitility.await;
 import io.awareactive.core.AttemptResult;
 import io.awareactive.core.Job;
 import io.awareactive.core.JobRequest;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RollupOutcome;
-import io.awareactive.core.RotateOutcome;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RollupOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.StartupWarning;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -42,11 +42,6 @@ final class LeastPrivilegeIntegrationTests {
 
     LeastPrivilegeIntegrationTests(TestDatabase db) {
         this.db = db;
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
     }
 
     @BeforeEach
@@ -103,21 +98,21 @@ final class LeastPrivilegeIntegrationTests {
 
         // The maintenance role: rotate, roll up and prune slot 0 for real; the engine starts without warnings.
         QueueStorage maintain = as(db.connectionFactoryAs(maintenance));
-        assertThat(maintain.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(maintain.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
         // The application role cannot prune the now sealed slot: its TRUNCATE is refused and rolled back.
-        PruneOutcome refused = application.prune(Ring.QUEUE).block(WAIT);
+        PruneOutcome refused = application.ringOperations().prune(Ring.QUEUE).block(WAIT);
         assertThat(refused).isInstanceOf(PruneOutcome.Failed.class);
         assertThat(((PruneOutcome.Failed) refused).sqlState()).isEqualTo("42501");
         assertThat(Reliability.rows(db, owner, "done_entries_0")).isEqualTo(2);
-        List<RollupOutcome> rollups = maintain.rollup(4, Duration.ofSeconds(5), 10_000).collectList().block(WAIT);
+        List<RollupOutcome> rollups = maintain.ringOperations().rollup(4, Duration.ofSeconds(5), 10_000).collectList().block(WAIT);
         assertThat(rollups).hasSize(1).first().isInstanceOf(RollupOutcome.Rolled.class);
-        PruneOutcome pruned = maintain.prune(Ring.QUEUE).block(WAIT);
+        PruneOutcome pruned = maintain.ringOperations().prune(Ring.QUEUE).block(WAIT);
         assertThat(pruned).isInstanceOf(PruneOutcome.Pruned.class);
         assertThat(((PruneOutcome.Pruned) pruned).slot()).isZero();
-        assertThat(maintain.foldTerminalCounts().block(WAIT)).isPositive();
+        assertThat(maintain.ringOperations().foldTerminalCounts().block(WAIT)).isPositive();
         assertThat(application.counts("fresh-queue").block(WAIT).completed()).isEqualTo(2);
 
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(maintain.config()).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(maintain.config()), Reliability.engine().build());
         try {
             assertThat(engine.diagnose().block(WAIT)).isEmpty();
             engine.start().block(WAIT);
@@ -139,7 +134,7 @@ final class LeastPrivilegeIntegrationTests {
         QueueStorage application = as(db.connectionFactoryAs(app));
         QueueStorage maintain = as(db.connectionFactoryAs(maintenance));
 
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(maintain.config()).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(maintain.config()), Reliability.engine().build());
         List<StartupWarning> warnings = engine.diagnose().block(WAIT);
         assertThat(warnings).extracting(StartupWarning::kind)
                 .containsExactly(StartupWarning.Kind.MISSING_READ_ALL_STATS);
@@ -155,16 +150,16 @@ final class LeastPrivilegeIntegrationTests {
             for (Job job : application.claim("q", 3, "w").collectList().block(WAIT)) {
                 application.complete(job).block(WAIT);
             }
-            assertThat(maintain.rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+            assertThat(maintain.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
 
             // Its state and xact_start are hidden from the maintenance role; age(backend_xid) counts instead.
-            assertThat(maintain.rollup(4, Duration.ofSeconds(5), 3).collectList().block(WAIT))
+            assertThat(maintain.ringOperations().rollup(4, Duration.ofSeconds(5), 3).collectList().block(WAIT))
                     .containsExactly(new RollupOutcome.SkippedMvccPinned(0));
             pin.rollback();
         }
-        assertThat(maintain.rollup(4, Duration.ofSeconds(5), 3).collectList().block(WAIT)).hasSize(1).first()
+        assertThat(maintain.ringOperations().rollup(4, Duration.ofSeconds(5), 3).collectList().block(WAIT)).hasSize(1).first()
                 .isInstanceOf(RollupOutcome.Rolled.class);
-        assertThat(maintain.prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(maintain.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
     }
 
     @Test

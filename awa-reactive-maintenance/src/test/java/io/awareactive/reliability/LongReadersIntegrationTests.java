@@ -5,16 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.JobRequest;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -51,11 +50,6 @@ final class LongReadersIntegrationTests {
         this.db = db;
     }
 
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
-    }
-
     @Test
     void shouldBlockOrSkipWhileReadersHoldTheRingsKeepClaimingAndDrainOnceTheyLeave() throws Exception {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(db.connectionFactory())
@@ -65,8 +59,8 @@ final class LongReadersIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage).queueRotateInterval(tick)
-                .leaseRotateInterval(tick).claimRotateInterval(tick).meterRegistry(registry).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
+                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).meterRegistry(registry).build());
         Set<Long> done = ConcurrentHashMap.newKeySet();
         List<Long> enqueued = new CopyOnWriteArrayList<>();
         List<Worker> workers = new ArrayList<>();

@@ -8,14 +8,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.Job;
 import io.awareactive.core.JobRequest;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
-import io.awareactive.testkit.BlockingCallGuard;
 import io.awareactive.testkit.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.pool.ConnectionPool;
@@ -47,11 +46,6 @@ final class PruneTerminatedIntegrationTests {
         this.db = db;
     }
 
-    @AfterAll
-    static void nothingBlocked() {
-        BlockingCallGuard.assertNoViolations();
-    }
-
     @Test
     void shouldReportAnErrorKeepEverySlotRowAndPruneOnALaterTickWhenThePruneBackendIsTerminated() throws Exception {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(db.connectionFactory())
@@ -76,8 +70,8 @@ final class PruneTerminatedIntegrationTests {
 
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage)
-                .queueRotateInterval(Duration.ofMillis(300)).meterRegistry(registry).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(300))).meterRegistry(registry).build());
         try (Connection gate = db.openJdbc(); Statement statement = gate.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(" + GATE_KEY + ")");
             engine.outcomes().subscribe(events::add);

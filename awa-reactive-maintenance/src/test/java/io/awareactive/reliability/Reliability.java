@@ -3,6 +3,7 @@ package io.awareactive.reliability;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.maintenance.Fixtures;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
@@ -38,18 +39,8 @@ final class Reliability {
     }
 
     /** Every task hourly (tests shorten what they drive), short election and check intervals, 20 s task timeout. */
-    static RingMaintenanceConfig.Builder engine(QueueStorageConfig storage) {
-        return RingMaintenanceConfig.builder()
-                .queueStorage(storage)
-                .queueRotateInterval(Duration.ofHours(1))
-                .leaseRotateInterval(Duration.ofHours(1))
-                .claimRotateInterval(Duration.ofHours(1))
-                .rollupInterval(Duration.ofHours(1))
-                .promoteInterval(Duration.ofHours(1))
-                .rescueInterval(Duration.ofHours(1))
-                .leaderElectionInterval(Duration.ofMillis(500))
-                .leaderCheckInterval(Duration.ofMillis(300))
-                .taskTimeout(Duration.ofSeconds(20));
+    static RingMaintenanceConfig.Builder engine() {
+        return Fixtures.intervals(RingMaintenanceConfig.builder());
     }
 
     /** Quoted {@code schema.table}. */

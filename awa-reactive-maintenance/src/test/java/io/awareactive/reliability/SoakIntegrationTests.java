@@ -59,11 +59,6 @@ final class SoakIntegrationTests {
         this.db = db;
     }
 
-    @org.junit.jupiter.api.AfterAll
-    static void nothingBlocked() {
-        io.awareactive.testkit.BlockingCallGuard.assertNoViolations();
-    }
-
     /** One run of a handler. */
     record Run(long runLease, int attempt, long startNanos, long endNanos) {
     }
@@ -89,9 +84,9 @@ final class SoakIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(Reliability.engine(storage).queueRotateInterval(tick)
-                .leaseRotateInterval(tick).claimRotateInterval(tick).promoteInterval(tick)
-                .rescueInterval(Duration.ofMillis(500)).rollupInterval(Duration.ofSeconds(1))
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
+                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).promote(p -> p.interval(tick))
+                .rescue(p -> p.interval(Duration.ofMillis(500))).rollup(r -> r.interval(Duration.ofSeconds(1)))
                 .taskTimeout(Duration.ofSeconds(10)).meterRegistry(registry).build());
 
         Map<Long, List<Run>> runs = new ConcurrentHashMap<>();

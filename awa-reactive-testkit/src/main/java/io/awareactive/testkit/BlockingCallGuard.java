@@ -1,7 +1,6 @@
 package io.awareactive.testkit;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
@@ -19,7 +18,6 @@ import reactor.blockhound.BlockingOperationError;
 public final class BlockingCallGuard {
 
     private static final AtomicBoolean INSTALLED = new AtomicBoolean();
-    private static final List<String> VIOLATIONS = new CopyOnWriteArrayList<>();
 
     private BlockingCallGuard() {
     }
@@ -37,7 +35,7 @@ public final class BlockingCallGuard {
                 .allowBlockingCallsInside("ch.qos.logback.core.rolling.RollingFileAppender", "subAppend")
                 .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
                 .blockingMethodCallback(method -> {
-                    VIOLATIONS.add(method + " on " + Thread.currentThread().getName() + stackOf(new Throwable()));
+                    BlockingCallRecord.add(method + " on " + Thread.currentThread().getName() + stackOf(new Throwable()));
                     throw new BlockingOperationError(method);
                 }));
     }
@@ -60,16 +58,17 @@ public final class BlockingCallGuard {
      * @return an immutable snapshot
      */
     public static List<String> violations() {
-        return List.copyOf(VIOLATIONS);
+        return BlockingCallRecord.snapshot();
     }
 
     /** Forgets the recorded violations. */
     public static void clear() {
-        VIOLATIONS.clear();
+        BlockingCallRecord.clear();
     }
 
     /**
-     * Throws when any blocking call was detected.
+     * Throws when any blocking call was detected. {@link BlockingCallGuardExtension} (part of
+     * {@link AwaPostgresTest}) runs this check after each test, so test classes do not call it.
      *
      * @throws AssertionError listing the detected calls
      */

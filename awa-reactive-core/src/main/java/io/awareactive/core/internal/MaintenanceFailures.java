@@ -1,8 +1,8 @@
 package io.awareactive.core.internal;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneOutcome;
-import io.awareactive.core.RollupOutcome;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RollupOutcome;
 import org.jspecify.annotations.Nullable;
 
 /**

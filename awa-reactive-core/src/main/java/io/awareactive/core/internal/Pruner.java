@@ -1,10 +1,10 @@
 package io.awareactive.core.internal;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneDurations;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.SkipReason;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneDurations;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;

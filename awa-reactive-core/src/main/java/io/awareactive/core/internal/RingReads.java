@@ -1,7 +1,7 @@
 package io.awareactive.core.internal;
 
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
+import io.awareactive.core.ring.RingCursor;
 import io.r2dbc.spi.Connection;
 import reactor.core.publisher.Mono;
 

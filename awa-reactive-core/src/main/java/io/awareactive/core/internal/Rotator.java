@@ -1,9 +1,9 @@
 package io.awareactive.core.internal;
 
-import io.awareactive.core.RingCursor;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RotateOutcome;
-import io.awareactive.core.RotationBlocker;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.RotationBlocker;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.awareactive.core.internal;
 
-import io.awareactive.core.RingCursor;
+import io.awareactive.core.ring.RingCursor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

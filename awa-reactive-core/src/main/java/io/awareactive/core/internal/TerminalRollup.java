@@ -1,8 +1,8 @@
 package io.awareactive.core.internal;
 
-import io.awareactive.core.BlockedCause;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RollupOutcome;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.RollupOutcome;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;

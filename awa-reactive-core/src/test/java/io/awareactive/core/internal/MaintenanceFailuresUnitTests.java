@@ -2,9 +2,9 @@ package io.awareactive.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneOutcome;
-import io.awareactive.core.RollupOutcome;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RollupOutcome;
 import io.r2dbc.spi.R2dbcNonTransientResourceException;
 import io.r2dbc.spi.R2dbcRollbackException;
 import io.r2dbc.spi.R2dbcTransientResourceException;

@@ -2,11 +2,11 @@ package io.awareactive.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
-import io.awareactive.core.SkipReason;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.awareactive.core.Ring;
-import io.awareactive.core.RotationBlocker;
+import io.awareactive.core.ring.RotationBlocker;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

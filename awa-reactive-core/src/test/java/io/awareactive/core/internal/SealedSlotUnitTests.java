@@ -3,7 +3,7 @@ package io.awareactive.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
+import io.awareactive.core.ring.RingCursor;
 import org.junit.jupiter.api.Test;
 
 final class SealedSlotUnitTests {

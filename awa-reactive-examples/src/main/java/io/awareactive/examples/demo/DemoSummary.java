@@ -2,7 +2,7 @@ package io.awareactive.examples.demo;
 
 import io.awareactive.core.QueueCounts;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
+import io.awareactive.core.ring.RingCursor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package io.awareactive.examples.demo;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.LockHolder;
 import io.awareactive.maintenance.PruneEvent;
 import java.time.Duration;

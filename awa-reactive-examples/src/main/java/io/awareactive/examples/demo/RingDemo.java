@@ -6,9 +6,9 @@ import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.core.ring.RingCursor;
 import io.awareactive.maintenance.MaintenanceMeters;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
@@ -144,14 +144,13 @@ final class RingDemo {
         out.println("Prometheus metrics: curl " + metrics.url());
         onMetricsServer.accept(metrics);
 
-        RingMaintenance maintenance = RingMaintenance.create(RingMaintenanceConfig.builder()
-                .queueStorage(storageConfig)
-                .queueRotateInterval(options.rotateInterval())
-                .leaseRotateInterval(options.rotateInterval())
-                .claimRotateInterval(options.rotateInterval())
-                .promoteInterval(Duration.ofMillis(250))
-                .rescueInterval(Duration.ofSeconds(2))
-                .rollupInterval(Duration.ofSeconds(5))
+        RingMaintenance maintenance = RingMaintenance.create(storage, RingMaintenanceConfig.builder()
+                .rotate(Ring.QUEUE, t -> t.interval(options.rotateInterval()))
+                .rotate(Ring.LEASE, t -> t.interval(options.rotateInterval()))
+                .rotate(Ring.CLAIM, t -> t.interval(options.rotateInterval()))
+                .promote(p -> p.interval(Duration.ofMillis(250)))
+                .rescue(p -> p.interval(Duration.ofSeconds(2)))
+                .rollup(r -> r.interval(Duration.ofSeconds(5)))
                 .leaderElectionInterval(Duration.ofSeconds(1))
                 .leaderCheckInterval(Duration.ofSeconds(1))
                 .meterRegistry(registry)
@@ -218,7 +217,7 @@ final class RingDemo {
         }
         Map<Ring, RingCursor> cursors = new EnumMap<>(Ring.class);
         for (Ring ring : Ring.values()) {
-            cursors.put(ring, await(storage.cursor(ring), "read the " + ring.label() + " cursor", where));
+            cursors.put(ring, await(storage.ringOperations().cursor(ring), "read the " + ring.label() + " cursor", where));
         }
         QueueCounts counts = await(storage.counts(QUEUE), "count the demo queue", where);
         maintenance.stop(STOP_GRACE).block(STOP_GRACE.multipliedBy(3));

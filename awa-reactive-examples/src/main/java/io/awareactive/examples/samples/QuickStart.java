@@ -51,8 +51,7 @@ public final class QuickStart {
         Worker worker = storage.worker("emails", job -> sendEmail(job.args())); // completes, or retries on error
         worker.start().block();
 
-        RingMaintenance maintenance = RingMaintenance.create(RingMaintenanceConfig.builder()
-                .queueStorage(storage.config())
+        RingMaintenance maintenance = RingMaintenance.create(storage, RingMaintenanceConfig.builder()
                 .meterRegistry(meterRegistry)
                 .build());
         maintenance.outcomes().subscribe(event -> System.out.println(event.ring() + " " + event.outcome()));

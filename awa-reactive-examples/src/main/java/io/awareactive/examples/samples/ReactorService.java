@@ -115,8 +115,7 @@ public final class ReactorService {
      */
     public static RingMaintenance maintenance(QueueStorage storage, MeterRegistry meterRegistry) {
         // tag::maintenance[]
-        RingMaintenance maintenance = RingMaintenance.create(RingMaintenanceConfig.builder()
-                .queueStorage(storage.config())
+        RingMaintenance maintenance = RingMaintenance.create(storage, RingMaintenanceConfig.builder()
                 .meterRegistry(meterRegistry)                   // awa.maintenance.*, awa.ring.* meters
                 .blockerDiagnostics(true)                       // name who held the locks of a blocked prune
                 .build());

@@ -2,10 +2,10 @@ package io.awareactive.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneDurations;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneDurations;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.LockHolder;
 import io.awareactive.maintenance.PruneEvent;
 import java.time.Duration;

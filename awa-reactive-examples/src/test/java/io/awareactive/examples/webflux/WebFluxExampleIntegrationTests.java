@@ -133,7 +133,7 @@ final class WebFluxExampleIntegrationTests {
                 .isEqualTo(Duration.ofMillis(50));
         assertThat(context.getBean(QueueStorage.class).config().effectivePruneLockTimeout())
                 .isEqualTo(Duration.ofMillis(50));
-        assertThat(context.getBean(RingMaintenance.class).config().effectivePruneLockTimeout())
+        assertThat(context.getBean(QueueStorage.class).ringOperations().pruneLockTimeout())
                 .isEqualTo(Duration.ofMillis(50));
     }
 

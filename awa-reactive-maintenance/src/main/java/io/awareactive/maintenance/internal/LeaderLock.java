@@ -25,13 +25,13 @@ final class LeaderLock {
     }
 
     /** One attempt: the leadership when won, empty when another session holds the key. */
-    Mono<TaskPort.Leadership> tryLead() {
+    Mono<EngineSql.Leadership> tryLead() {
         return Mono.from(leaderConnectionFactory.create()).flatMap(connection -> drained(Db.query(connection,
                         "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
                         row -> Db.get(row, 0, Boolean.class), leaderKey))
                 .flatMap(won -> won
-                        ? Mono.<TaskPort.Leadership>just(new Held(connection))
-                        : close(connection).then(Mono.<TaskPort.Leadership>empty()))
+                        ? Mono.<EngineSql.Leadership>just(new Held(connection))
+                        : close(connection).then(Mono.<EngineSql.Leadership>empty()))
                 .onErrorResume(error -> close(connection).then(Mono.error(error)))
                 .doOnCancel(() -> close(connection).subscribe()));
     }
@@ -51,7 +51,7 @@ final class LeaderLock {
         });
     }
 
-    private final class Held implements TaskPort.Leadership {
+    private final class Held implements EngineSql.Leadership {
 
         private final Connection connection;
 

@@ -1,13 +1,15 @@
 package io.awareactive.maintenance.internal;
 
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RingCursor;
-import io.awareactive.core.RollupOutcome;
-import io.awareactive.core.RotateOutcome;
 import io.awareactive.core.internal.MaintenanceFailures;
 import io.awareactive.core.internal.SqlStates;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RingCursor;
+import io.awareactive.core.ring.RingOperations;
+import io.awareactive.core.ring.RollupOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.LockHolder;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.maintenance.StartupWarning;
@@ -47,7 +49,9 @@ public final class MaintenanceEngine {
     private enum Lifecycle { NEW, STARTING, RUNNING, STOPPING, STOPPED }
 
     private final RingMaintenanceConfig config;
-    private final TaskPort port;
+    private final RingOperations ops;
+    private final EngineSql sql;
+    private final Duration lockTimeout;
     private final Scheduler scheduler;
     private final Duration taskTimeout;
     private final MaintenanceMetrics metrics;
@@ -67,11 +71,14 @@ public final class MaintenanceEngine {
      * Creates the engine and registers its meters; does no I/O and starts nothing.
      *
      * @param config the configuration
-     * @param port the database steps
+     * @param ops the storage's ring operations (the ring work)
+     * @param sql the engine's own SQL (leader lock, blockers, diagnostics)
      */
-    public MaintenanceEngine(RingMaintenanceConfig config, TaskPort port) {
+    public MaintenanceEngine(RingMaintenanceConfig config, RingOperations ops, EngineSql sql) {
         this.config = config;
-        this.port = port;
+        this.ops = ops;
+        this.sql = sql;
+        this.lockTimeout = ops.pruneLockTimeout();
         this.scheduler = config.scheduler();
         this.taskTimeout = config.taskTimeout();
         this.metrics = new MaintenanceMetrics(config.meterRegistry(), config.meterTags());
@@ -82,7 +89,7 @@ public final class MaintenanceEngine {
     private Map<Ring, RingState> freshRingStates() {
         Map<Ring, RingState> states = new EnumMap<>(Ring.class);
         for (Ring ring : Ring.values()) {
-            states.put(ring, new RingState(port.slotCount(ring)));
+            states.put(ring, new RingState(ops.slotCount(ring)));
         }
         return states;
     }
@@ -102,7 +109,7 @@ public final class MaintenanceEngine {
                 }
                 return Mono.empty();
             }
-            return Mono.defer(port::verifyInstalled)
+            return Mono.defer(ops::verifyInstalled)
                     .then(diagnose())
                     .doOnError(error -> lifecycle.compareAndSet(Lifecycle.STARTING, Lifecycle.NEW))
                     .then(Mono.fromRunnable(() -> {
@@ -169,7 +176,7 @@ public final class MaintenanceEngine {
      * @return the warnings
      */
     public Mono<List<StartupWarning>> diagnose() {
-        return Mono.defer(() -> port.diagnose(config.effectivePruneLockTimeout()))
+        return Mono.defer(() -> sql.diagnose(lockTimeout))
                 .timeout(taskTimeout, scheduler)
                 .onErrorResume(error -> {
                     LOG.debug("startup diagnostics did not finish; no warnings", error);
@@ -208,7 +215,7 @@ public final class MaintenanceEngine {
     }
 
     private Mono<Void> electOnce() {
-        return Mono.defer(port::tryLead)
+        return Mono.defer(sql::tryLead)
                 .timeout(taskTimeout, scheduler)
                 .onErrorResume(error -> {
                     failure(Step.ELECTION, error);
@@ -217,13 +224,13 @@ public final class MaintenanceEngine {
                 .flatMap(this::lead);
     }
 
-    private Mono<Void> lead(TaskPort.Leadership leadership) {
+    private Mono<Void> lead(EngineSql.Leadership leadership) {
         return Mono.usingWhen(
                 Mono.fromCallable(() -> {
                     rings = freshRingStates();
                     leading = true;
                     metrics.leader(true);
-                    LOG.info("became the maintenance leader of schema {}", config.queueStorage().schema());
+                    LOG.info("became the maintenance leader of schema {}", ops.schema());
                     return leadership;
                 }),
                 held -> diagnose().then(taskLoop(held)),
@@ -232,7 +239,7 @@ public final class MaintenanceEngine {
                 this::resign);
     }
 
-    private Mono<Void> resign(TaskPort.Leadership leadership) {
+    private Mono<Void> resign(EngineSql.Leadership leadership) {
         leading = false;
         metrics.leader(false);
         return Mono.defer(leadership::release)
@@ -244,10 +251,10 @@ public final class MaintenanceEngine {
                 .doOnTerminate(() -> LOG.info("gave up maintenance leadership"));
     }
 
-    private Mono<Void> taskLoop(TaskPort.Leadership leadership) {
-        List<Flux<Task>> sources = new ArrayList<>();
-        for (Task task : Task.values()) {
-            sources.add(Flux.interval(period(task), period(task), scheduler)
+    private Mono<Void> taskLoop(EngineSql.Leadership leadership) {
+        List<Flux<MaintenanceTask>> sources = new ArrayList<>();
+        for (MaintenanceTask task : MaintenanceTask.values()) {
+            sources.add(Flux.interval(interval(task), interval(task), scheduler)
                     .map(tick -> task)
                     .onBackpressureDrop(dropped -> metrics.tickDropped(task)));
         }
@@ -272,36 +279,42 @@ public final class MaintenanceEngine {
                 .then();
     }
 
-    private Duration period(Task task) {
-        Ring ring = task.ring();
-        if (ring != null) {
-            return config.rotateInterval(ring);
-        }
+    /**
+     * The configured interval of a task.
+     *
+     * @param task the task
+     * @return the interval
+     */
+    public Duration interval(MaintenanceTask task) {
         return switch (task) {
-            case ROLLUP -> config.rollupInterval();
-            case PROMOTE -> config.promoteInterval();
-            case RESCUE -> config.rescueInterval();
-            case DLQ_PURGE -> config.dlqPurgeInterval();
-            default -> throw new IllegalStateException("no period for " + task);
+            case RING_QUEUE -> config.rotate(Ring.QUEUE).interval();
+            case RING_LEASE -> config.rotate(Ring.LEASE).interval();
+            case RING_CLAIM -> config.rotate(Ring.CLAIM).interval();
+            case ROLLUP -> config.rollup().interval();
+            case PROMOTE -> config.promote().interval();
+            case RESCUE -> config.rescue().interval();
+            case DLQ_PURGE -> config.dlqPurge().interval();
         };
     }
 
     // ---------------------------------------------------------------- tasks
 
-    private Mono<Void> runTask(Task task) {
-        return Mono.defer(() -> {
-                    Ring ring = task.ring();
-                    if (ring != null) {
-                        return ringTick(ring);
-                    }
-                    return switch (task) {
-                        case ROLLUP -> rollupTick();
-                        case PROMOTE -> step(Step.PROMOTE, () -> port.promote(config.promoteBatchSize())).then();
-                        case RESCUE -> step(Step.RESCUE, () -> port.rescue(config.rescueBatchSize())).then();
-                        case DLQ_PURGE -> step(Step.DLQ_PURGE,
-                                () -> port.purgeFailedJobs(config.dlqPurgeBatchSize())).then();
-                        default -> Mono.<Void>empty();
-                    };
+    /**
+     * Runs one pass of a task: the body each task runs when its tick fires.
+     *
+     * @param task the task
+     * @return completion; never an error (failures are logged and counted)
+     */
+    public Mono<Void> runTask(MaintenanceTask task) {
+        return Mono.defer(() -> switch (task) {
+                    case RING_QUEUE -> ringTick(Ring.QUEUE);
+                    case RING_LEASE -> ringTick(Ring.LEASE);
+                    case RING_CLAIM -> ringTick(Ring.CLAIM);
+                    case ROLLUP -> rollupTick();
+                    case PROMOTE -> step(Step.PROMOTE, () -> ops.promote(config.promote().batchSize())).then();
+                    case RESCUE -> step(Step.RESCUE, () -> ops.rescue(config.rescue().batchSize())).then();
+                    case DLQ_PURGE -> step(Step.DLQ_PURGE,
+                            () -> ops.purgeFailedJobs(config.dlqPurge().batchSize())).then();
                 })
                 .onErrorResume(error -> {
                     LOG.error("unexpected failure in maintenance task {}", task.label(), error);
@@ -312,7 +325,7 @@ public final class MaintenanceEngine {
     /** Rotate → already-pruned check → backoff gate → prune → gauges (design §7.3). */
     private Mono<Void> ringTick(Ring ring) {
         RingState state = rings.get(ring);
-        return bounded(() -> port.rotate(ring))
+        return bounded(() -> ops.rotate(ring))
                 .onErrorResume(error -> {
                     failure(Step.rotate(ring), error);
                     return Mono.empty();
@@ -336,7 +349,7 @@ public final class MaintenanceEngine {
             publish(ring, new PruneOutcome.BackedOff(ring, remaining), List.of());
             return Mono.empty();
         }
-        return bounded(() -> port.prune(ring))
+        return bounded(() -> ops.prune(ring))
                 .onErrorResume(error -> Mono.just(new PruneOutcome.Failed(null, SqlStates.sqlState(error), error)))
                 .flatMap(outcome -> {
                     state.apply(outcome);
@@ -344,7 +357,7 @@ public final class MaintenanceEngine {
                         logFailedPrune(ring, failed);
                     }
                     if (outcome instanceof PruneOutcome.Blocked blocked && config.blockerDiagnostics()) {
-                        return bounded(() -> port.blockers(ring, blocked.slot()))
+                        return bounded(() -> sql.blockers(ring, blocked.slot()))
                                 .onErrorResume(error -> {
                                     LOG.debug("blocker diagnostics of the {} ring failed", ring.label(), error);
                                     return Mono.just(List.of());
@@ -369,10 +382,10 @@ public final class MaintenanceEngine {
             } else if (rotation instanceof RotateOutcome.SkippedIdle idle) {
                 cursor = Mono.just(new RingCursor(ring, idle.slot(), idle.generation()));
             } else {
-                cursor = port.cursor(ring);
+                cursor = ops.cursor(ring);
             }
             return cursor.doOnNext(c -> metrics.cursor(ring, c.slot(), c.generation()))
-                    .then(Mono.defer(() -> port.sealedSlots(ring)))
+                    .then(Mono.defer(() -> ops.sealedSlots(ring)))
                     .doOnNext(sealed -> metrics.sealedSlots(ring, sealed));
         }).then();
     }
@@ -380,8 +393,8 @@ public final class MaintenanceEngine {
     /** Rollup → fold → trim; fold and trim are skipped when a rollup outcome found the horizon pinned. */
     private Mono<Void> rollupTick() {
         AtomicBoolean pinned = new AtomicBoolean();
-        Mono<Void> rollup = Flux.defer(() -> port.rollup(config.rollupMaxSlots(), config.mvccPinMinAge(),
-                        config.mvccPinMinXids()))
+        Mono<Void> rollup = Flux.defer(() -> ops.rollup(config.rollup().maxSlots(), config.rollup().mvccPinMinAge(),
+                        config.rollup().mvccPinMinXids()))
                 .doOnNext(outcome -> {
                     metrics.rollup(outcome);
                     if (outcome instanceof RollupOutcome.SkippedMvccPinned) {
@@ -389,7 +402,7 @@ public final class MaintenanceEngine {
                     } else if (outcome instanceof RollupOutcome.Failed failed
                             && limited.permit("rollup-failed")) {
                         logFailure(MaintenanceFailures.message("rollup", Ring.QUEUE.label(), failed.slot(),
-                                failed.sqlState(), failed.error(), config.effectivePruneLockTimeout().toMillis()),
+                                failed.sqlState(), failed.error(), lockTimeout.toMillis()),
                                 failed.sqlState(), failed.error());
                     }
                 })
@@ -401,7 +414,7 @@ public final class MaintenanceEngine {
                 });
         return rollup.then(Mono.defer(() -> pinned.get()
                 ? Mono.<Void>empty()
-                : step(Step.FOLD, port::foldTerminalCounts).then(step(Step.TRIM, port::trimLedgers)).then()));
+                : step(Step.FOLD, ops::foldTerminalCounts).then(step(Step.TRIM, ops::trimLedgers)).then()));
     }
 
     private <T> Mono<T> bounded(java.util.function.Supplier<Mono<T>> work) {
@@ -450,7 +463,7 @@ public final class MaintenanceEngine {
                     ring.label(), taskTimeout);
         } else {
             logFailure(MaintenanceFailures.message("prune", ring.label(), failed.slot(), failed.sqlState(),
-                    failed.error(), config.effectivePruneLockTimeout().toMillis()), failed.sqlState(), failed.error());
+                    failed.error(), lockTimeout.toMillis()), failed.sqlState(), failed.error());
         }
     }
 

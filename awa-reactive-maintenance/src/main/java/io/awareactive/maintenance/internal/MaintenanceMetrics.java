@@ -8,15 +8,16 @@ import static io.awareactive.maintenance.MaintenanceMeters.REASON;
 import static io.awareactive.maintenance.MaintenanceMeters.RING;
 import static io.awareactive.maintenance.MaintenanceMeters.TASK;
 
-import io.awareactive.core.BlockedCause;
-import io.awareactive.core.PruneDurations;
-import io.awareactive.core.PruneOutcome;
 import io.awareactive.core.Ring;
-import io.awareactive.core.RollupOutcome;
-import io.awareactive.core.RotateOutcome;
-import io.awareactive.core.RotationBlocker;
-import io.awareactive.core.SkipReason;
+import io.awareactive.core.ring.BlockedCause;
+import io.awareactive.core.ring.PruneDurations;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RollupOutcome;
+import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.core.ring.RotationBlocker;
+import io.awareactive.core.ring.SkipReason;
 import io.awareactive.maintenance.MaintenanceMeters;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -65,7 +66,7 @@ public final class MaintenanceMetrics implements AutoCloseable {
     private final Map<String, Counter> rotateAttempts = new HashMap<>();
     private final Map<String, Counter> rollupAttempts = new HashMap<>();
     private final Map<Step, Counter> taskFailures = new EnumMap<>(Step.class);
-    private final Map<Task, Counter> ticksDropped = new EnumMap<>(Task.class);
+    private final Map<MaintenanceTask, Counter> ticksDropped = new EnumMap<>(MaintenanceTask.class);
     private final Map<Ring, RingGauges> ringGauges = new EnumMap<>(Ring.class);
     private volatile double leader;
 
@@ -143,7 +144,7 @@ public final class MaintenanceMetrics implements AutoCloseable {
         for (Step step : Step.values()) {
             taskFailures.put(step, counter(r, MaintenanceMeters.TASK_FAILURES, Tags.of(TASK, step.label())));
         }
-        for (Task task : Task.values()) {
+        for (MaintenanceTask task : MaintenanceTask.values()) {
             ticksDropped.put(task, counter(r, MaintenanceMeters.TICKS_DROPPED, Tags.of(TASK, task.label())));
         }
         gauge(r, MaintenanceMeters.LEADER, Tags.empty(), this, m -> m.leader);
@@ -242,7 +243,7 @@ public final class MaintenanceMetrics implements AutoCloseable {
      *
      * @param task the task whose tick was dropped
      */
-    public void tickDropped(Task task) {
+    public void tickDropped(MaintenanceTask task) {
         increment(ticksDropped.get(task));
     }
 

@@ -1,6 +1,6 @@
 package io.awareactive.maintenance.internal;
 
-import io.awareactive.core.PruneOutcome;
+import io.awareactive.core.ring.PruneOutcome;
 import org.jspecify.annotations.Nullable;
 
 /**

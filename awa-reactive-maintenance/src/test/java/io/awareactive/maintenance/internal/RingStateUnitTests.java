@@ -2,9 +2,9 @@ package io.awareactive.maintenance.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.awareactive.core.PruneDurations;
-import io.awareactive.core.PruneOutcome;
-import io.awareactive.core.SkipReason;
+import io.awareactive.core.ring.PruneDurations;
+import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.SkipReason;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

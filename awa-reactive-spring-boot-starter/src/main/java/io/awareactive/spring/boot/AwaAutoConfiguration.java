@@ -2,6 +2,7 @@ package io.awareactive.spring.boot;
 
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
+import io.awareactive.core.Ring;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -98,31 +99,21 @@ public class AwaAutoConfiguration {
         AwaProperties.Maintenance options = properties.getMaintenance();
         Duration rotate = options.getRotateInterval();
         RingMaintenanceConfig.Builder builder = RingMaintenanceConfig.builder()
-                .queueStorage(storage.config())
-                .queueRotateInterval(orElse(options.getQueueRotateInterval(), rotate))
-                .leaseRotateInterval(orElse(options.getLeaseRotateInterval(), rotate))
-                .claimRotateInterval(orElse(options.getClaimRotateInterval(), rotate))
-                .rollupInterval(options.getRollupInterval())
-                .rollupMaxSlots(options.getRollupMaxSlots())
-                .promoteInterval(options.getPromoteInterval())
-                .promoteBatchSize(options.getPromoteBatchSize())
-                .rescueInterval(options.getRescueInterval())
-                .rescueBatchSize(options.getRescueBatchSize())
-                .dlqPurgeInterval(options.getDlqPurgeInterval())
-                .dlqPurgeBatchSize(options.getDlqPurgeBatchSize())
+                .rotate(Ring.QUEUE, t -> t.interval(orElse(options.getQueueRotateInterval(), rotate)))
+                .rotate(Ring.LEASE, t -> t.interval(orElse(options.getLeaseRotateInterval(), rotate)))
+                .rotate(Ring.CLAIM, t -> t.interval(orElse(options.getClaimRotateInterval(), rotate)))
+                .rollup(r -> r.interval(options.getRollupInterval()).maxSlots(options.getRollupMaxSlots())
+                        .mvccPinMinAge(options.getMvccPinMinAge()).mvccPinMinXids(options.getMvccPinMinXids()))
+                .promote(p -> p.interval(options.getPromoteInterval()).batchSize(options.getPromoteBatchSize()))
+                .rescue(r -> r.interval(options.getRescueInterval()).batchSize(options.getRescueBatchSize()))
+                .dlqPurge(d -> d.interval(options.getDlqPurgeInterval()).batchSize(options.getDlqPurgeBatchSize()))
                 .leaderElectionInterval(options.getLeaderElectionInterval())
                 .leaderCheckInterval(options.getLeaderCheckInterval())
                 .taskTimeout(options.getTaskTimeout())
-                .mvccPinMinAge(options.getMvccPinMinAge())
-                .mvccPinMinXids(options.getMvccPinMinXids())
                 .meterTags(meterTags(properties))
                 .blockerDiagnostics(options.isBlockerDiagnostics());
-        Duration pruneLockTimeout = options.getPruneLockTimeout();
-        if (pruneLockTimeout != null) {
-            builder.pruneLockTimeout(pruneLockTimeout);
-        }
         registry.ifUnique(builder::meterRegistry);
-        return RingMaintenance.create(builder.build());
+        return RingMaintenance.create(storage, builder.build());
     }
 
     /**

@@ -56,7 +56,7 @@ public final class AwaHealthIndicator implements ReactiveHealthIndicator {
         RingMaintenance engine = maintenance;
         boolean leader = engine != null && engine.isLeader();
         return Flux.fromArray(Ring.values())
-                .concatMap(ring -> Mono.zip(storage.cursor(ring), storage.sealedSlots(ring)).map(read -> {
+                .concatMap(ring -> Mono.zip(storage.ringOperations().cursor(ring), storage.ringOperations().sealedSlots(ring)).map(read -> {
                     Map<String, Object> details = new LinkedHashMap<>();
                     details.put("slot", read.getT1().slot());
                     details.put("generation", read.getT1().generation());

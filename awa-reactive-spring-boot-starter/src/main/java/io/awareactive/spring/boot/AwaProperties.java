@@ -441,8 +441,6 @@ public class AwaProperties {
         private @Nullable Duration leaseRotateInterval;
         /** Rotate and prune interval of the claim ring; unset: rotate-interval */
         private @Nullable Duration claimRotateInterval;
-        /** Prune lock timeout of maintenance, overriding awa.storage.prune-lock-timeout; unset: the storage's */
-        private @Nullable Duration pruneLockTimeout;
         /** Interval of the terminal-count rollup. Defaults to 30s */
         private Duration rollupInterval = RingMaintenanceConfig.DEFAULT_ROLLUP_INTERVAL;
         /** Sealed queue slots one rollup folds at most. Defaults to 4 */
@@ -562,24 +560,6 @@ public class AwaProperties {
          */
         public void setClaimRotateInterval(@Nullable Duration claimRotateInterval) {
             this.claimRotateInterval = claimRotateInterval;
-        }
-
-        /**
-         * Prune lock timeout of maintenance, overriding awa.storage.prune-lock-timeout; unset: the storage's.
-         *
-         * @return the value
-         */
-        public @Nullable Duration getPruneLockTimeout() {
-            return pruneLockTimeout;
-        }
-
-        /**
-         * Sets: prune lock timeout of maintenance, overriding awa.storage.prune-lock-timeout; unset: the storage's.
-         *
-         * @param pruneLockTimeout the value
-         */
-        public void setPruneLockTimeout(@Nullable Duration pruneLockTimeout) {
-            this.pruneLockTimeout = pruneLockTimeout;
         }
 
         /**

@@ -1,6 +1,6 @@
 package io.awareactive.spring.boot;
 
-import io.awareactive.core.PruneOutcome;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.Ring;
 import io.awareactive.maintenance.PruneEvent;
 import java.util.Map;

@@ -175,8 +175,7 @@ final class AwaAutoConfigurationUnitTests {
                     .doesNotHaveBean("awaWorkers")
                     .doesNotHaveBean("awaLifecycle");
             assertThat(context.getBean(QueueStorage.class)).isSameAs(OwnBeans.STORAGE);
-            assertThat(context.getBean(RingMaintenance.class).config().queueStorage().schema())
-                    .isEqualTo("own_schema");
+            assertThat(context.getBean(RingMaintenance.class)).isSameAs(context.getBean("ownMaintenance"));
             assertThat(context.getBean("awaHealthIndicator")).isNotInstanceOf(AwaHealthIndicator.class);
         });
     }
@@ -185,17 +184,17 @@ final class AwaAutoConfigurationUnitTests {
     void shouldHandTheBoundPropertiesToTheLibrary() {
         runner.withPropertyValues("awa.schema=jobs_schema", "awa.storage.prune-lock-timeout=50ms",
                 "awa.storage.queue-slot-count=24", "awa.maintenance.rotate-interval=500ms",
-                "awa.maintenance.claim-rotate-interval=2s", "awa.maintenance.prune-lock-timeout=20ms",
+                "awa.maintenance.claim-rotate-interval=2s", "awa.maintenance.promote-batch-size=50",
                 "awa.maintenance.blocker-diagnostics=true").run(context -> {
                     QueueStorageConfig storage = context.getBean(QueueStorage.class).config();
                     assertThat(storage.schema()).isEqualTo("jobs_schema");
                     assertThat(storage.pruneLockTimeout()).isEqualTo(Duration.ofMillis(50));
                     assertThat(storage.slotCount(Ring.QUEUE)).isEqualTo(24);
                     RingMaintenanceConfig maintenance = context.getBean(RingMaintenance.class).config();
-                    assertThat(maintenance.rotateInterval(Ring.QUEUE)).isEqualTo(Duration.ofMillis(500));
-                    assertThat(maintenance.rotateInterval(Ring.LEASE)).isEqualTo(Duration.ofMillis(500));
-                    assertThat(maintenance.rotateInterval(Ring.CLAIM)).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(maintenance.effectivePruneLockTimeout()).isEqualTo(Duration.ofMillis(20));
+                    assertThat(maintenance.rotate(Ring.QUEUE).interval()).isEqualTo(Duration.ofMillis(500));
+                    assertThat(maintenance.rotate(Ring.LEASE).interval()).isEqualTo(Duration.ofMillis(500));
+                    assertThat(maintenance.rotate(Ring.CLAIM).interval()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(maintenance.promote().batchSize()).isEqualTo(50);
                     assertThat(maintenance.blockerDiagnostics()).isTrue();
                 });
     }
@@ -210,10 +209,10 @@ final class AwaAutoConfigurationUnitTests {
                 Arguments.of("awa.storage.retry-backoff-jitter=1.5",
                         (ThrowingCallable) () -> QueueStorageConfig.builder().retryBackoffJitter(1.5)),
                 Arguments.of("awa.maintenance.promote-batch-size=0",
-                        (ThrowingCallable) () -> RingMaintenanceConfig.builder().promoteBatchSize(0)),
+                        (ThrowingCallable) () -> RingMaintenanceConfig.builder().promote(p -> p.batchSize(0))),
                 Arguments.of("awa.maintenance.rotate-interval=-1s",
                         (ThrowingCallable) () -> RingMaintenanceConfig.builder()
-                                .queueRotateInterval(Duration.ofSeconds(-1))),
+                                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(-1)))),
                 Arguments.of("awa.worker.concurrency=0",
                         (ThrowingCallable) () -> WorkerConfig.builder("emails", job -> Mono.empty()).concurrency(0)),
                 Arguments.of("awa.worker.ack-max-delay=5s", (ThrowingCallable) () -> WorkerConfig

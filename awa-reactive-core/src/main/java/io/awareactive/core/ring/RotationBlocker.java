@@ -1,5 +1,6 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
 
+import io.awareactive.core.Ring;
 import io.awareactive.core.internal.Table;
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,6 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
+
+import io.awareactive.core.Ring;
 
 /**
  * A ring's cursor: its current slot and generation, read from the ring's append-only rotation ledger.

@@ -1,4 +1,6 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
+
+import io.awareactive.core.Ring;
 
 /**
  * Why a prune found live work in its target slot and skipped it ({@code skipped_active}). Each reason belongs to one

@@ -1,5 +1,6 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
 
+import io.awareactive.core.Ring;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * immutable type. Each outcome has a stable metric {@link #label()} and a {@link #reasonLabel()} that is
  * {@code none} except for {@link SkippedActive}.
  *
- * <p>{@link QueueStorage#prune(Ring)} produces {@link Pruned}, {@link Noop}, {@link Blocked}, {@link SkippedActive}
+ * <p>{@link RingOperations#prune(Ring)} produces {@link Pruned}, {@link Noop}, {@link Blocked}, {@link SkippedActive}
  * and {@link Failed}; the maintenance engine adds {@link AlreadyPruned} and {@link BackedOff}.
  */
 public sealed interface PruneOutcome {

@@ -1,9 +1,10 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
 
+import io.awareactive.core.Ring;
 import java.util.Set;
 
 /**
- * The result of one rotation attempt ({@link QueueStorage#rotate(Ring)}): exactly one of {@link Rotated},
+ * The result of one rotation attempt ({@link RingOperations#rotate(Ring)}): exactly one of {@link Rotated},
  * {@link SkippedBusy} or {@link SkippedIdle}.
  */
 public sealed interface RotateOutcome {

@@ -1,4 +1,4 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
 
 import java.time.Duration;
 

@@ -1,11 +1,11 @@
-package io.awareactive.core;
+package io.awareactive.core.ring;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The result of one rollup slot transaction ({@link QueueStorage#rollup(int, java.time.Duration, long)}): folding a sealed queue slot's terminal
- * count deltas into live counts.
+ * The result of one rollup slot transaction ({@link RingOperations#rollup(int, java.time.Duration, long)}): folding
+ * a sealed queue slot's terminal count deltas into live counts.
  */
 public sealed interface RollupOutcome {
 
