@@ -45,6 +45,25 @@ public final class WorkerConfig {
     private final String workerId;
     private final boolean listen;
     private final Scheduler scheduler;
+    private final ClaimListener claimListener;
+
+    /**
+     * Told of every claim a worker makes, for metrics: the queue, how many jobs it returned (0 when it found none)
+     * and how long the claim took, from its start to its result. Called on the thread that received the result, after
+     * the claim succeeded; it must be quick and must not block. What it throws is logged as a warning and does not
+     * affect the worker.
+     */
+    @FunctionalInterface
+    public interface ClaimListener {
+        /**
+         * One claim finished.
+         *
+         * @param queue the worker's queue
+         * @param jobs the jobs the claim returned
+         * @param latency the claim's round trip
+         */
+        void claimed(String queue, int jobs, Duration latency);
+    }
 
     private WorkerConfig(Builder b) {
         this.queue = b.queue;
@@ -59,6 +78,7 @@ public final class WorkerConfig {
                 : "worker-" + ProcessHandle.current().pid() + "-" + IDS.incrementAndGet();
         this.listen = b.listen;
         this.scheduler = b.scheduler;
+        this.claimListener = b.claimListener;
     }
 
     /**
@@ -173,6 +193,15 @@ public final class WorkerConfig {
         return scheduler;
     }
 
+    /**
+     * The listener told of every claim.
+     *
+     * @return the listener; by default one that does nothing
+     */
+    public ClaimListener claimListener() {
+        return claimListener;
+    }
+
     @Override
     public String toString() {
         return "WorkerConfig{queue=" + queue + ", workerId=" + workerId + ", concurrency=" + concurrency
@@ -195,6 +224,7 @@ public final class WorkerConfig {
         private @Nullable String workerId;
         private boolean listen = true;
         private Scheduler scheduler = Schedulers.parallel();
+        private ClaimListener claimListener = (queue, jobs, latency) -> { };
 
         private Builder(String queue, Function<Job, Mono<?>> handler) {
             this.queue = queue;
@@ -327,6 +357,19 @@ public final class WorkerConfig {
          */
         public Builder scheduler(Scheduler scheduler) {
             this.scheduler = requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * A listener told of every claim (its job count and latency), for example to time claims in a meter
+         * registry. Defaults to none.
+         *
+         * @param listener the listener; quick and non-blocking
+         * @return this builder
+         * @throws IllegalArgumentException when null
+         */
+        public Builder claimListener(ClaimListener listener) {
+            this.claimListener = requireNonNull(listener, "claimListener");
             return this;
         }
 

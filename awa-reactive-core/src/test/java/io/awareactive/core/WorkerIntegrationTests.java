@@ -105,6 +105,32 @@ final class WorkerIntegrationTests {
     }
 
     @Test
+    void shouldTellTheClaimListenerOfEveryClaimAndKeepWorkingWhenItThrows() {
+        List<Long> ids = enqueue(storage, 25, UnaryOperator.identity());
+        AtomicInteger claimedJobs = new AtomicInteger();
+        AtomicInteger claims = new AtomicInteger();
+        Set<Long> done = ConcurrentHashMap.newKeySet();
+        Set<String> queues = ConcurrentHashMap.newKeySet();
+        AtomicBoolean nonPositiveLatency = new AtomicBoolean();
+
+        start(storage, b -> b.batchSize(5).claimListener((queue, jobs, latency) -> {
+            queues.add(queue);
+            nonPositiveLatency.compareAndSet(false, latency.isNegative() || latency.isZero());
+            claimedJobs.addAndGet(jobs);
+            if (claims.incrementAndGet() == 1) {
+                throw new IllegalStateException("a broken listener");
+            }
+        }), job -> Mono.fromRunnable(() -> done.add(job.id())));
+
+        await().atMost(WAIT).until(() -> done.size() == ids.size());
+        assertThat(done).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(claimedJobs.get()).isEqualTo(ids.size());
+        assertThat(claims.get()).isGreaterThanOrEqualTo(5);
+        assertThat(queues).containsExactly("q");
+        assertThat(nonPositiveLatency).isFalse();
+    }
+
+    @Test
     void shouldFailAnAttemptThatOutlastsItsTimeoutAndOneWhoseHandlerThrows() {
         long slow = storage.enqueue(JobRequest.builder("q", "slow").maxAttempts(1).build()).block(WAIT);
         long broken = storage.enqueue(JobRequest.builder("q", "broken").maxAttempts(1).build()).block(WAIT);

@@ -187,8 +187,10 @@ public final class WorkerLoop implements Worker {
             if (free <= 0 || (running > 0 && batch < worthIt)) {
                 return Mono.empty();
             }
+            long start = System.nanoTime();
             return lifecycle.claim(config.queue(), batch, workerId(), defaultTimeout)
                     .collectList()
+                    .doOnNext(jobs -> tellClaimListener(jobs.size(), Duration.ofNanos(System.nanoTime() - start)))
                     .doOnNext(jobs -> {
                         jobs.forEach(this::run);
                         if (jobs.size() == batch) {
@@ -202,6 +204,14 @@ public final class WorkerLoop implements Worker {
                     })
                     .then();
         });
+    }
+
+    private void tellClaimListener(int jobs, Duration latency) {
+        try {
+            config.claimListener().claimed(config.queue(), jobs, latency);
+        } catch (RuntimeException e) {
+            warn("worker {}: the claim listener failed: {}", workerId(), e.toString());
+        }
     }
 
     private void run(Job job) {

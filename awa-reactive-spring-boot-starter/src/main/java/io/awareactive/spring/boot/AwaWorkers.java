@@ -19,13 +19,16 @@ import reactor.core.publisher.Mono;
  * The workers of the application: one {@link Worker} per {@link QueueHandler} bean, built (and so validated) when the
  * context starts, started and stopped by {@link AwaLifecycle}. With a registry, every worker reports the meters
  * {@value #JOB_DURATION_METER} (a timer of handler runs; tags {@code awa.queue} and {@code awa.worker.outcome}:
- * completed, failed, cancelled) and {@value #RUNNING_METER} (a gauge; tag {@code awa.queue}), removed at
+ * completed, failed, cancelled), {@value #CLAIM_DURATION_METER} (a timer of claims; tag {@code awa.queue}) and
+ * {@value #RUNNING_METER} (a gauge; tag {@code awa.queue}), removed at
  * {@link #stop(Duration)}. Thread-safe.
  */
 public final class AwaWorkers {
 
     /** Timer of handler runs by queue and outcome; Prometheus {@code awa_worker_job_duration_seconds}. */
     public static final String JOB_DURATION_METER = WorkerMeters.JOB_DURATION;
+    /** Timer of claims by queue; Prometheus {@code awa_worker_claim_duration_seconds}. */
+    public static final String CLAIM_DURATION_METER = WorkerMeters.CLAIM_DURATION;
     /** Gauge of running attempts by queue; Prometheus {@code awa_worker_running}. */
     public static final String RUNNING_METER = WorkerMeters.RUNNING;
 
@@ -67,7 +70,8 @@ public final class AwaWorkers {
                         .ackBatchSize(options.getAckBatchSize())
                         .ackMaxDelay(options.getAckMaxDelay())
                         .jobTimeout(options.getJobTimeout())
-                        .listen(options.isListen());
+                        .listen(options.isListen())
+                        .claimListener(meters.claimTimer(handler.queue()));
                 Worker worker = storage.worker(handler.customize(builder).build());
                 meters.watch(handler.queue(), worker);
                 workers.put(handler.queue(), worker);

@@ -153,6 +153,7 @@ final class AwaApplicationIntegrationTests {
                 "awa_ring_sealed_slots{awa_ring=\"lease\"}",
                 "awa_maintenance_leader ",
                 "awa_worker_job_duration_seconds_count{awa_queue=\"greetings\",awa_worker_outcome=\"completed\"}",
+                "awa_worker_claim_duration_seconds_count{awa_queue=\"greetings\"}",
                 "awa_worker_running{awa_queue=\"greetings\"}");
     }
 

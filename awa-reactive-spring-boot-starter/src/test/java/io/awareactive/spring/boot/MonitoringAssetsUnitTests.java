@@ -22,7 +22,8 @@ final class MonitoringAssetsUnitTests {
         assertThat(metrics).contains("awa_maintenance_prune_attempts_total", "awa_maintenance_prune_blocked_total",
                 "awa_ring_sealed_slots", "awa_maintenance_prune_duration_seconds_bucket",
                 "awa_maintenance_rotate_attempts_total", "awa_maintenance_leader",
-                "awa_worker_job_duration_seconds_count", "awa_worker_job_duration_seconds_bucket");
+                "awa_worker_job_duration_seconds_count", "awa_worker_job_duration_seconds_bucket",
+                "awa_worker_claim_duration_seconds_bucket");
     }
 
     @Test

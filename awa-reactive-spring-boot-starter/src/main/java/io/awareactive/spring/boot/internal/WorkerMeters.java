@@ -2,6 +2,7 @@ package io.awareactive.spring.boot.internal;
 
 import io.awareactive.core.Job;
 import io.awareactive.core.Worker;
+import io.awareactive.core.WorkerConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,8 +17,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
- * The starter's worker meters (the core library has none): a timer of every handler run by queue and outcome, and a
- * gauge of the running attempts by queue. Every series is registered at zero when the worker is built, so
+ * The starter's worker meters: a timer of every handler run by queue and outcome, a timer of every claim by queue
+ * (from the worker's {@link io.awareactive.core.WorkerConfig.ClaimListener}), and a gauge of the running attempts by
+ * queue. Every series is registered at zero when the worker is built, so
  * {@code increase()} sees the first job; {@link #remove()} unregisters them. Without a registry nothing is recorded.
  * Thread-safe.
  */
@@ -25,6 +27,8 @@ public final class WorkerMeters {
 
     /** Timer of handler runs. Tags: {@value #QUEUE}, {@value #OUTCOME}. */
     public static final String JOB_DURATION = "awa.worker.job.duration";
+    /** Timer of claims (one round trip each, found jobs or not). Tag: {@value #QUEUE}. */
+    public static final String CLAIM_DURATION = "awa.worker.claim.duration";
     /** Gauge of the attempts running in this instance. Tag: {@value #QUEUE}. */
     public static final String RUNNING = "awa.worker.running";
     /** Tag key of the queue. */
@@ -75,6 +79,25 @@ public final class WorkerMeters {
                 timer.record(Duration.ofNanos(System.nanoTime() - start));
             });
         };
+    }
+
+    /**
+     * A claim listener that times every claim of {@code queue}.
+     *
+     * @param queue the queue
+     * @return the listener (one that does nothing without a registry)
+     */
+    public WorkerConfig.ClaimListener claimTimer(String queue) {
+        MeterRegistry r = registry;
+        if (r == null) {
+            return (q, jobs, latency) -> { };
+        }
+        Timer claims = register(Timer.builder(CLAIM_DURATION)
+                .description("Claims by queue: one round trip each, whether it found jobs or not")
+                .tags(common).tag(QUEUE, queue)
+                .serviceLevelObjectives(BUCKETS)
+                .register(r));
+        return (q, jobs, latency) -> claims.record(latency);
     }
 
     /**
