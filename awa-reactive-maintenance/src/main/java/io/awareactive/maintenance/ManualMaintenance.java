@@ -29,9 +29,11 @@ import reactor.core.scheduler.Schedulers;
  *
  * <pre>{@code
  * ManualMaintenance maintenance = ManualMaintenance.create(storage);
- * storage.enqueue(JobRequest.builder("emails", "welcome").runAt(Instant.now()).build()).block();
- * maintenance.run(MaintenanceTask.PROMOTE).block();          // the scheduled job is now available
- * List<PruneEvent> events = maintenance.advance(Duration.ofSeconds(1)).block(); // every task due within 1 s
+ * StepVerifier.create(storage.enqueue(JobRequest.builder("emails", "welcome").runAt(Instant.now()).build())
+ *                 .then(maintenance.run(MaintenanceTask.PROMOTE))          // the scheduled job is now available
+ *                 .then(maintenance.advance(Duration.ofSeconds(1))))      // every task due within 1 s
+ *         .assertNext(events -> assertThat(events).isNotEmpty())          // the prune events of that advance
+ *         .verifyComplete();
  * }</pre>
  *
  * <p><b>Time.</b> {@link #advance(Duration)} moves this helper's {@link #clock()} (which also timestamps its
