@@ -84,6 +84,41 @@ final class CompleteAllIntegrationTests {
         assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(30);
     }
 
+    /**
+     * A ring child's statistics say nothing about what it holds now: analyzed while empty, a lease child still holds
+     * the leases of every claim since. A completion must find its leases by primary-key probes, never by reading
+     * the child (which would cost every lease written to the slot since its last truncation).
+     */
+    @Test
+    void shouldFindTheLeasesByIndexWhenTheLeaseChildsStatisticsSayItIsEmpty() throws Exception {
+        db.execute("ANALYZE \"" + schema + "\".leases_0");
+        List<Job> jobs = enqueueAndClaim(200);
+        assertThat(jobs).extracting(Job::leaseSlot).containsOnly(0);
+
+        try (java.sql.Connection jdbc = db.openJdbc()) {
+            jdbc.setAutoCommit(false);
+            try (java.sql.Statement statement = jdbc.createStatement()) {
+                statement.execute("SET search_path = \"" + schema + "\"");
+                List<Job> batch = jobs.subList(0, 10);
+                statement.execute("SELECT * FROM complete_attempts('" + toArray(batch, Job::leaseSlot)
+                        + "', '" + toArray(batch, Job::id) + "', '" + toArray(batch, Job::runLease) + "')");
+                try (java.sql.ResultSet scans = statement.executeQuery(
+                        "SELECT pg_stat_get_xact_numscans('leases_0'::regclass)")) {
+                    scans.next();
+                    // Sequential scans of the child in this transaction.
+                    assertThat(scans.getLong(1)).isZero();
+                }
+            }
+            jdbc.commit();
+        }
+        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(10);
+    }
+
+    private static String toArray(List<Job> jobs, java.util.function.Function<Job, Object> field) {
+        return jobs.stream().map(field).map(String::valueOf).collect(java.util.stream.Collectors.joining(",", "{",
+                "}"));
+    }
+
     @Test
     void shouldReportLostOnlyForAttemptsNoLongerLive() {
         List<Job> jobs = enqueueAndClaim(4);
