@@ -370,6 +370,44 @@ final class LifecycleIntegrationTests {
         }
     }
 
+    /**
+     * A lane with work already has a claimer coming back for it, so only the enqueue that gives a lane work when it
+     * had none notifies; a lane drained by a committed claim (its claim sequence still one claim behind) counts as
+     * having none.
+     */
+    @Test
+    void shouldNotifyOnlyWhenALaneGoesFromNoWorkToWork() throws Exception {
+        try (java.sql.Connection listener = db.openJdbc(); Statement statement = listener.createStatement()) {
+            statement.execute("LISTEN \"awa_jobs_" + schema + "\"");
+            long first = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            assertThat(notificationsUpTo(listener, statement, "q")).containsExactly("q");
+
+            storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            // Notifications arrive in commit order: one for q would come before this one for the new lane of other.
+            storage.enqueue(JobRequest.of("other", "k", "{}")).block(WAIT);
+            assertThat(notificationsUpTo(listener, statement, "other")).containsExactly("other");
+
+            assertThat(storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT)).hasSize(2)
+                    .contains(first);
+            storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            assertThat(notificationsUpTo(listener, statement, "q")).containsExactly("q");
+        }
+    }
+
+    /** The payloads the listening connection receives, up to and including the first equal to {@code last}. */
+    private static List<String> notificationsUpTo(java.sql.Connection listener, Statement statement, String last) {
+        List<String> payloads = new java.util.ArrayList<>();
+        await().atMost(WAIT).until(() -> {
+            statement.execute("SELECT 1");
+            PGNotification[] received = listener.unwrap(PGConnection.class).getNotifications(100);
+            for (PGNotification n : received == null ? new PGNotification[0] : received) {
+                payloads.add(n.getParameter());
+            }
+            return payloads.contains(last);
+        });
+        return payloads;
+    }
+
     @Test
     void shouldRejectBadInputAtCallTimeWritingNothing() {
         QueueStorage small = storage(b -> b.maxArgsBytes(16));
