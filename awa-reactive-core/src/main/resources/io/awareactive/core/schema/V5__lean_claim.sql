@@ -1,6 +1,6 @@
--- awa-reactive schema, step 5: the hot path reads ring children by index probes only, a claim finds the lane's last
--- claim range in one probe, a lease writes two index entries instead of four, and an enqueue reserves its lane
--- positions in one step and notifies only a lane that had no work.
+-- awa-reactive schema, step 5: the hot path reads ring children by index probes only and scans no ring parent, a
+-- claim finds the lane's last claim range in one probe, a lease writes two index entries instead of four, and an
+-- enqueue reserves its lane positions in one step and notifies only a lane that had no work.
 --
 -- Measured with pgbench on the SQL of step 4 (no JVM), a claim spent about a fifth of its time in
 -- claim_range_end_<k>: it looked for the range covering a position by walking the lane's ranges backwards from the
@@ -54,6 +54,35 @@ $fn$
 $template$, '@k@', v_slot::text);
         EXECUTE format('ALTER FUNCTION %I.%I(text, smallint, int, bigint, int) SET enable_seqscan = off',
             {{schema_name}}, 'claim_rows_' || v_slot);
+        EXECUTE replace($template$
+CREATE FUNCTION {{schema}}.lane_segment_@k@(p_queue text, p_priority smallint, p_shard int, p_position bigint,
+    OUT o_first bigint, OUT o_next bigint, OUT o_generation bigint, OUT o_lane_end bigint)
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off AS $fn$
+BEGIN
+    SELECT s.first_lane_seq, s.next_lane_seq, s.ready_generation INTO o_first, o_next, o_generation
+    FROM ready_segments_@k@ s
+    WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
+      AND s.next_lane_seq > p_position
+    ORDER BY s.next_lane_seq LIMIT 1;
+    IF o_next IS NULL THEN
+        SELECT s.next_lane_seq INTO o_lane_end FROM ready_segments_@k@ s
+        WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
+        ORDER BY s.next_lane_seq DESC LIMIT 1;
+    END IF;
+END
+$fn$
+$template$, '@k@', v_slot::text);
+        EXECUTE replace($template$
+CREATE FUNCTION {{schema}}.lane_range_end_@k@(p_queue text, p_priority smallint, p_shard int)
+RETURNS bigint
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off AS $fn$
+BEGIN
+    RETURN (SELECT r.next_lane_seq FROM ready_claim_ranges_@k@ r
+            WHERE r.queue = p_queue AND r.priority = p_priority AND r.enqueue_shard = p_shard
+            ORDER BY r.next_lane_seq DESC LIMIT 1);
+END
+$fn$
+$template$, '@k@', v_slot::text);
     END LOOP;
     FOR v_slot IN SELECT slot FROM {{schema}}.lease_ring_slots ORDER BY slot LOOP
         EXECUTE replace($template$
@@ -108,6 +137,168 @@ $template$, '@k@', v_slot::text);
 END
 $per_slot$;
 
+-- The queue ring's slots, newest generation first: the order in which a lane's positions grow. A lane's rows are
+-- written in lane_seq order into the slot current at the time (the lane's enqueue lock orders its enqueues, and each
+-- reads the current slot after taking it), and a claim range lives in the slot of the rows it covers, so a newer slot
+-- holds only larger positions of a lane than an older one.
+CREATE FUNCTION {{schema}}.queue_slots_newest_first() RETURNS int[]
+LANGUAGE sql STABLE SET search_path = {{schema}}, pg_temp AS $fn$
+    SELECT array_agg(r.slot ORDER BY r.generation DESC)
+    FROM (SELECT r.generation, r.slot FROM queue_ring_rotations r ORDER BY r.generation DESC
+          LIMIT (SELECT s.slot_count FROM queue_ring_state s)) r
+$fn$;
+
+-- The lane's segment with the smallest end past p_position (its slot, first position, end and generation; o_next
+-- NULL when there is none), found by probing the named children newest slot first (p_slots: queue_slots_newest_first)
+-- instead of scanning the ready_segments parent. The answer lies in the oldest slot holding such a segment; the walk
+-- stops at a slot whose segments of the lane all end at or before p_position, since every older slot's do too. A slot
+-- with no segment of the lane says nothing and is passed.
+CREATE FUNCTION {{schema}}.lane_next_segment(p_queue text, p_priority smallint, p_shard int, p_position bigint,
+    p_slots int[], OUT o_slot int, OUT o_first bigint, OUT o_next bigint, OUT o_generation bigint)
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
+DECLARE
+    v_k int;
+    v record;
+BEGIN
+    FOREACH v_k IN ARRAY p_slots LOOP
+        EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4)', {{schema_name}}, 'lane_segment_' || v_k)
+            INTO v USING p_queue, p_priority, p_shard, p_position;
+        IF v.o_next IS NOT NULL THEN
+            o_slot := v_k;
+            o_first := v.o_first;
+            o_next := v.o_next;
+            o_generation := v.o_generation;
+        ELSIF v.o_lane_end IS NOT NULL THEN
+            RETURN;
+        END IF;
+    END LOOP;
+END
+$fn$;
+
+-- The end of the lane's last committed claim range, or NULL: in the newest slot holding a range of the lane (ranges
+-- grow with the slots' generations, as positions do), probing named children newest first.
+CREATE FUNCTION {{schema}}.lane_claimed_end(p_queue text, p_priority smallint, p_shard int, p_slots int[])
+RETURNS bigint
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
+DECLARE
+    v_k int;
+    v_end bigint;
+BEGIN
+    FOREACH v_k IN ARRAY p_slots LOOP
+        EXECUTE format('SELECT %I.%I($1, $2, $3)', {{schema_name}}, 'lane_range_end_' || v_k)
+            INTO v_end USING p_queue, p_priority, p_shard;
+        IF v_end IS NOT NULL THEN
+            RETURN v_end;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$fn$;
+
+-- claim_jobs_v2 as in step 4, but the lane's next segment is found by lane_next_segment (named children, newest
+-- first) instead of a scan of the ready_segments parent, which locked every child and its index on every claim.
+CREATE OR REPLACE FUNCTION {{schema}}.claim_jobs_v2(p_queue text, p_max int, p_worker text, p_default_timeout_ms bigint)
+RETURNS TABLE (o_job_id bigint, o_run_lease bigint, o_kind text, o_args text, o_priority smallint,
+    o_attempt int, o_max_attempts int, o_timeout_ms bigint, o_ready_slot int, o_ready_generation bigint,
+    o_lease_slot int, o_claim_slot int, o_enqueue_shard int, o_lane_seq bigint, o_deadline_at timestamptz)
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
+DECLARE
+    v_lane record;
+    v_c bigint;
+    v_next bigint;
+    v_left int := p_max;
+    v_has_segment boolean;
+    v_slot int;
+    v_generation bigint;
+    v_segment_next bigint;
+    v_seqs bigint[];
+    v_ids bigint[];
+    v_kinds text[];
+    v_args jsonb[];
+    v_attempts int[];
+    v_max_attempts int[];
+    v_timeouts bigint[];
+    v_end bigint;
+    v_lease_slot int;
+    v_lease_gen bigint;
+    v_claim_slot int;
+    v_claim_gen bigint;
+    v_queue_slots int[] := queue_slots_newest_first();
+BEGIN
+    SELECT r.slot, r.generation INTO v_lease_slot, v_lease_gen
+    FROM lease_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
+    SELECT r.slot, r.generation INTO v_claim_slot, v_claim_gen
+    FROM claim_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
+    FOR v_lane IN
+        SELECT l.priority, l.enqueue_shard, l.claim_seq FROM queue_lanes l
+        WHERE l.queue = p_queue AND pg_sequence_last_value(l.enqueue_seq) > pg_sequence_last_value(l.claim_seq)
+        ORDER BY l.priority, random()
+    LOOP
+        EXIT WHEN v_left <= 0;
+        PERFORM 1 FROM queue_claim_heads h
+        WHERE h.queue = p_queue AND h.priority = v_lane.priority AND h.enqueue_shard = v_lane.enqueue_shard
+        FOR UPDATE SKIP LOCKED;
+        CONTINUE WHEN NOT FOUND;
+        v_c := pg_sequence_last_value(v_lane.claim_seq) + 1;
+        v_has_segment := false;
+        LOOP
+            IF NOT v_has_segment OR v_segment_next <= v_c THEN
+                SELECT s.o_slot, s.o_generation, greatest(v_c, s.o_first), s.o_next
+                INTO v_slot, v_generation, v_c, v_segment_next
+                FROM lane_next_segment(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_queue_slots) s;
+                -- Nothing committed past the cursor: the lane's newest lane_seqs are uncommitted or rolled back.
+                v_has_segment := v_segment_next IS NOT NULL;
+                EXIT WHEN NOT v_has_segment;
+            END IF;
+            EXECUTE format('SELECT %I.%I($1, $2, $3, $4)', {{schema_name}}, 'claim_range_end_' || v_slot)
+            INTO v_next USING p_queue, v_lane.priority, v_lane.enqueue_shard, v_c;
+            EXIT WHEN v_next IS NULL;
+            -- A committed claim spent this range: move past it (forward only, and never past committed work).
+            PERFORM setval(v_lane.claim_seq, v_next - 1)
+            WHERE pg_sequence_last_value(v_lane.claim_seq) < v_next - 1;
+            v_c := v_next;
+        END LOOP;
+        CONTINUE WHEN NOT v_has_segment;
+        EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4, $5)', {{schema_name}}, 'claim_rows_' || v_slot)
+            INTO v_seqs, v_ids, v_kinds, v_args, v_attempts, v_max_attempts, v_timeouts
+            USING p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_left;
+        v_end := coalesce(v_seqs[cardinality(v_seqs)] + 1, v_segment_next);
+        INSERT INTO ready_claim_ranges (ready_slot, queue, priority, enqueue_shard, first_lane_seq, next_lane_seq)
+        VALUES (v_slot, p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_end);
+        CONTINUE WHEN v_seqs IS NULL;
+        v_left := v_left - cardinality(v_seqs);
+        RETURN QUERY
+        WITH taken AS MATERIALIZED (
+            SELECT u.lane_seq, u.job_id, u.kind, u.args, u.attempt, u.max_attempts, u.timeout_ms,
+                nextval('receipt_id_seq') AS receipt_id,
+                clock_timestamp() + coalesce(u.timeout_ms, p_default_timeout_ms) * interval '1 millisecond'
+                    AS deadline_at
+            FROM unnest(v_seqs, v_ids, v_kinds, v_args, v_attempts, v_max_attempts, v_timeouts)
+                AS u (lane_seq, job_id, kind, args, attempt, max_attempts, timeout_ms)
+        ), lease AS (
+            INSERT INTO leases (lease_slot, job_id, run_lease, lease_generation, ready_slot, ready_generation,
+                claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt, max_attempts, worker_id,
+                heartbeat_at, deadline_at, kind)
+            SELECT v_lease_slot, t.job_id, t.receipt_id, v_lease_gen, v_slot, v_generation, v_claim_slot,
+                t.receipt_id, p_queue, v_lane.priority, v_lane.enqueue_shard, t.lane_seq, t.attempt,
+                t.max_attempts, p_worker, clock_timestamp(), t.deadline_at, t.kind
+            FROM taken t
+        ), receipt AS (
+            INSERT INTO lease_claims (claim_slot, receipt_id, claim_generation, job_id, run_lease, ready_slot,
+                ready_generation, lease_slot)
+            SELECT v_claim_slot, t.receipt_id, v_claim_gen, t.job_id, t.receipt_id, v_slot, v_generation,
+                v_lease_slot
+            FROM taken t
+        )
+        SELECT t.job_id, t.receipt_id, t.kind, t.args::text, v_lane.priority, t.attempt, t.max_attempts,
+            t.timeout_ms, v_slot, v_generation, v_lease_slot, v_claim_slot, v_lane.enqueue_shard, t.lane_seq,
+            t.deadline_at
+        FROM taken t ORDER BY t.lane_seq;
+    END LOOP;
+END
+$fn$;
+
+
 -- Immediate enqueue of a batch into one lane (step 1's signature and results). Under the lane lock (held to commit,
 -- so commit order equals lane_seq order, and no other enqueuer moves the lane's sequence meanwhile) the batch's
 -- lane_seqs are reserved in one step, and workers are notified only when the lane had no committed unclaimed work:
@@ -125,6 +316,7 @@ DECLARE
     v_n int := cardinality(p_kinds);
     v_cursor bigint;
     v_last bigint;
+    v_slots int[];
     v_had_work boolean;
 BEGIN
     IF coalesce(v_n, 0) = 0 THEN
@@ -137,12 +329,11 @@ BEGIN
         RAISE EXCEPTION 'lane (%, %, %) does not exist', p_queue, p_priority, p_shard
             USING ERRCODE = 'P0002';
     END IF;
+    v_slots := queue_slots_newest_first();
     v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
-        (SELECT max(r.next_lane_seq) FROM ready_claim_ranges r
-         WHERE r.queue = p_queue AND r.priority = p_priority AND r.enqueue_shard = p_shard));
-    v_had_work := EXISTS (SELECT 1 FROM ready_segments s
-                          WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
-                            AND s.next_lane_seq > v_cursor);
+        lane_claimed_end(p_queue, p_priority, p_shard, v_slots));
+    v_had_work := (SELECT s.o_next FROM lane_next_segment(p_queue, p_priority, p_shard, v_cursor, v_slots) s)
+        IS NOT NULL;
     v_last := setval(v_lane.enqueue_seq, pg_sequence_last_value(v_lane.enqueue_seq) + v_n);
     RETURN QUERY
     WITH cur AS (
