@@ -11,6 +11,7 @@ import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -20,7 +21,11 @@ import io.r2dbc.pool.ConnectionPoolConfiguration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -31,7 +36,9 @@ import reactor.core.publisher.Mono;
  * Issue 8: the leader's connection is terminated under load. Another engine leads within the election plus check
  * interval, and at no time do two prunes, rotations or rollups of one ring run at once: a probe trigger on every
  * truncate and ledger append try-locks a per-(operation, ring) key for its transaction and records any overlap, and
- * the ledgers stay contiguous. Both engines' outcome streams keep reporting (prunes go on after the failover).
+ * the ledgers stay contiguous. Both engines' outcome streams keep reporting (prunes go on after the failover): the
+ * task the old leader cancels when its check fails must leave its pooled connection out of any transaction, or the
+ * next borrower (a worker's claim) runs inside it and its locks block every prune.
  */
 @AwaPostgresTest
 final class LeaderFailoverIntegrationTests {
@@ -71,6 +78,21 @@ final class LeaderFailoverIntegrationTests {
             db.execute("CREATE TRIGGER probe BEFORE TRUNCATE ON " + t(storage, "queue_terminal_count_deltas_" + k)
                     + " FOR EACH STATEMENT EXECUTE FUNCTION " + t(storage, "probe") + "('truncate:deltas')");
         }
+    }
+
+    /** Outcome counts by ring, label and reason: tells blocked, skipped and backed-off prunes apart. */
+    private static Map<String, Long> tally(List<PruneEvent> events) {
+        return events.stream().collect(Collectors.groupingBy(e -> e.ring().label() + " " + e.outcome().label()
+                + (e.outcome() instanceof PruneOutcome.Blocked blocked ? " " + blocked.cause().label()
+                        : e.outcome() instanceof PruneOutcome.SkippedActive ? " " + e.outcome().reasonLabel() : ""),
+                TreeMap::new, Collectors.counting()));
+    }
+
+    /** Who could be holding the locks a prune waits for: every other session of the database inside a transaction. */
+    private List<String> openTransactions() {
+        return db.query("SELECT pid || ' ' || state || ' for ' || (now() - xact_start) || ': ' || left(query, 100)"
+                + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                + " AND xact_start IS NOT NULL", rs -> rs.getString(1));
     }
 
     @Test
@@ -116,8 +138,15 @@ final class LeaderFailoverIntegrationTests {
             Duration failover = Duration.ofNanos(System.nanoTime() - terminated);
             int fromA = eventsA.size();
             int fromB = eventsB.size();
-            await().atMost(WAIT).until(() -> Reliability.count(eventsA.subList(fromA, eventsA.size()), "pruned")
-                    + Reliability.count(eventsB.subList(fromB, eventsB.size()), "pruned") >= 5);
+            try {
+                await().atMost(WAIT).until(() -> Reliability.count(eventsA.subList(fromA, eventsA.size()), "pruned")
+                        + Reliability.count(eventsB.subList(fromB, eventsB.size()), "pruned") >= 5);
+            } catch (ConditionTimeoutException timeout) {
+                throw new AssertionError("fewer than 5 pruned after the failover; outcomes since: A "
+                        + tally(eventsA.subList(fromA, eventsA.size())) + ", B "
+                        + tally(eventsB.subList(fromB, eventsB.size())) + "; sessions in a transaction: "
+                        + openTransactions(), timeout);
+            }
             System.out.printf("leader failover after %d ms (election %d ms + check %d ms); leaders now A=%s B=%s%n",
                     failover.toMillis(), ELECTION.toMillis(), CHECK.toMillis(), engines.get(0).isLeader(),
                     engines.get(1).isLeader());

@@ -7,6 +7,8 @@ import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -15,6 +17,8 @@ import reactor.core.publisher.Mono;
  * and result draining. Every {@code Result} is consumed completely, because errors surface only on consumption.
  */
 public final class Db {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Db.class);
 
     private Db() {
     }
@@ -67,18 +71,69 @@ public final class Db {
      * Runs {@code body} in a transaction on the given connection (see {@link #inTransaction(ConnectionFactory,
      * Function)}).
      *
+     * <p>A cancellation at any point, even while the {@code BEGIN} is still in flight, ends the transaction: the
+     * cancel path sends {@code ROLLBACK} as a statement whenever a {@code BEGIN} was sent. The driver's
+     * {@code rollbackTransaction()} would be skipped there, because it decides from the transaction status of the last
+     * reply, which stays idle until the {@code BEGIN} has answered; the connection would then go back to the pool open
+     * in a transaction, and the next borrower's statements (an auto-commit claim, say) would run inside it and keep
+     * their locks.
+     *
      * @param connection the connection, not in a transaction
      * @param body the work
      * @param <T> the result type
      * @return the body's result
      */
     public static <T> Mono<T> inTransaction(Connection connection, Function<Connection, Mono<T>> body) {
-        return Mono.usingWhen(
-                Mono.from(connection.beginTransaction()).thenReturn(connection),
-                body,
-                Connection::commitTransaction,
-                (c, error) -> c.rollbackTransaction(),
-                Connection::rollbackTransaction);
+        return Mono.defer(() -> {
+            Begin begin = new Begin();
+            return Mono.usingWhen(
+                    Mono.just(connection),
+                    c -> begin.send(c).then(Mono.defer(() -> body.apply(c))),
+                    Connection::commitTransaction,
+                    // An error comes after the BEGIN answered (or is its failure), so the driver's status is current.
+                    (c, error) -> c.rollbackTransaction(),
+                    c -> begin.cancel() ? rollbackOnCancel(c) : Mono.empty());
+        });
+    }
+
+    /**
+     * Orders a transaction's {@code BEGIN} and its cancel's {@code ROLLBACK} on the connection, which answers
+     * requests in the order they were queued: the cancel may come from another thread while the {@code BEGIN} is
+     * being queued. Either the {@code BEGIN} is queued first and the cancel then queues a {@code ROLLBACK} behind it,
+     * or the cancel comes first and no {@code BEGIN} is sent.
+     */
+    private static final class Begin {
+
+        private boolean sent;
+        private boolean cancelled;
+
+        /** Queues the BEGIN (subscribed under the lock) unless cancelled; completes when it has answered. */
+        synchronized Mono<Void> send(Connection connection) {
+            if (cancelled) {
+                return Mono.never();
+            }
+            sent = true;
+            // A cancel must not stop the BEGIN half-queued: its answer is awaited apart from the subscription.
+            return Mono.fromFuture(Mono.from(connection.beginTransaction()).toFuture(), true);
+        }
+
+        /** Marks the scope cancelled; whether a BEGIN was queued that a ROLLBACK has to follow. */
+        synchronized boolean cancel() {
+            cancelled = true;
+            return sent;
+        }
+    }
+
+    /**
+     * Queues {@code ROLLBACK} unconditionally (only a warning when no transaction is open): it runs after the
+     * {@code BEGIN} or statement still in flight and before anything a later borrower of the connection sends.
+     */
+    private static Mono<Void> rollbackOnCancel(Connection connection) {
+        return execute(connection, "ROLLBACK").onErrorResume(error -> {
+            // A broken connection: the transaction ended with it, and the pool's validation drops it.
+            LOG.debug("rollback after a cancelled transaction failed", error);
+            return Mono.empty();
+        });
     }
 
     /**
