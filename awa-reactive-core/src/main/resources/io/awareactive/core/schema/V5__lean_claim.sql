@@ -196,7 +196,11 @@ END
 $fn$;
 
 -- claim_jobs_v2 as in step 4, but the lane's next segment is found by lane_next_segment (named children, newest
--- first) instead of a scan of the ready_segments parent, which locked every child and its index on every claim.
+-- first) instead of a scan of the ready_segments parent, which locked every child and its index on every claim; and
+-- a lane with no committed segment past its cursor is passed before its claim head is locked. On step 4 at 16
+-- workers the benchmark counted 0.35 commits per job where one per claim, completion and enqueue batch makes 0.22:
+-- the rest were claims that found nothing but had locked a head on the way (a lane whose enqueue is still in flight
+-- looks busy to its sequences), each a commit that flushes WAL.
 CREATE OR REPLACE FUNCTION {{schema}}.claim_jobs_v2(p_queue text, p_max int, p_worker text, p_default_timeout_ms bigint)
 RETURNS TABLE (o_job_id bigint, o_run_lease bigint, o_kind text, o_args text, o_priority smallint,
     o_attempt int, o_max_attempts int, o_timeout_ms bigint, o_ready_slot int, o_ready_generation bigint,
@@ -235,6 +239,12 @@ BEGIN
         ORDER BY l.priority, random()
     LOOP
         EXIT WHEN v_left <= 0;
+        -- Before locking the head (a row lock gives the claim a transaction id, so a commit that flushes WAL): a lane
+        -- whose sequences differ only because an enqueue is still in flight has no committed segment past the
+        -- cursor, and is passed without a lock. Passing a lane is always safe; the check is repeated under the lock.
+        v_c := pg_sequence_last_value(v_lane.claim_seq) + 1;
+        CONTINUE WHEN (SELECT s.o_next FROM lane_next_segment(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c,
+                                                              v_queue_slots) s) IS NULL;
         PERFORM 1 FROM queue_claim_heads h
         WHERE h.queue = p_queue AND h.priority = v_lane.priority AND h.enqueue_shard = v_lane.enqueue_shard
         FOR UPDATE SKIP LOCKED;
