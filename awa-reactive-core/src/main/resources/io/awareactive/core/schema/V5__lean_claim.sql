@@ -197,10 +197,9 @@ $fn$;
 
 -- claim_jobs_v2 as in step 4, but the lane's next segment is found by lane_next_segment (named children, newest
 -- first) instead of a scan of the ready_segments parent, which locked every child and its index on every claim; and
--- a lane with no committed segment past its cursor is passed before its claim head is locked. On step 4 at 16
--- workers the benchmark counted 0.35 commits per job where one per claim, completion and enqueue batch makes 0.22:
--- the rest were claims that found nothing but had locked a head on the way (a lane whose enqueue is still in flight
--- looks busy to its sequences), each a commit that flushes WAL.
+-- a lane with no committed segment past its cursor is passed before its claim head is locked. A row lock gives the
+-- claim a transaction id, so a claim that then found nothing still wrote a commit record and waited for a WAL flush;
+-- and a lane whose enqueue is still in flight looks busy to its sequences, so every claimer that came by did so.
 CREATE OR REPLACE FUNCTION {{schema}}.claim_jobs_v2(p_queue text, p_max int, p_worker text, p_default_timeout_ms bigint)
 RETURNS TABLE (o_job_id bigint, o_run_lease bigint, o_kind text, o_args text, o_priority smallint,
     o_attempt int, o_max_attempts int, o_timeout_ms bigint, o_ready_slot int, o_ready_generation bigint,
