@@ -82,13 +82,13 @@ final class MaintenanceLoopUnitTests {
 
         @Test
         void shouldTickEveryTaskOnItsOwnIntervalStartingOneIntervalAfterElection() {
-            start(b -> b.rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(1)))
-                    .rotate(Ring.LEASE, t -> t.interval(Duration.ofSeconds(2)))
-                    .rotate(Ring.CLAIM, t -> t.interval(Duration.ofSeconds(3)))
-                    .promote(p -> p.interval(Duration.ofMillis(500)))
-                    .rescue(p -> p.interval(Duration.ofSeconds(5)))
-                    .dlqPurge(p -> p.interval(Duration.ofSeconds(6)))
-                    .rollup(r -> r.interval(Duration.ofSeconds(7))));
+            start(b -> b.task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofSeconds(1)))
+                    .task(MaintenanceTask.RING_LEASE, t -> t.interval(Duration.ofSeconds(2)))
+                    .task(MaintenanceTask.RING_CLAIM, t -> t.interval(Duration.ofSeconds(3)))
+                    .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(500)))
+                    .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofSeconds(5)))
+                    .task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofSeconds(6)))
+                    .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(7))));
 
             time.advance(Duration.ofMillis(499));
             assertThat(port.calls).isEmpty();
@@ -113,7 +113,7 @@ final class MaintenanceLoopUnitTests {
         @Test
         void shouldRunTasksOneAtATimeAndDropAndCountTicksThatArriveDuringASlowPass() {
             port.prune = ring -> Mono.delay(Duration.ofSeconds(5), time.scheduler).thenReturn(new PruneOutcome.Noop());
-            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))));
+            start(b -> b.task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1))));
 
             time.advanceSeconds(20);
 
@@ -237,8 +237,9 @@ final class MaintenanceLoopUnitTests {
             port.promote = () -> Mono.error(new IllegalStateException("promotion failed"));
             port.fold = () -> Mono.error(new IllegalStateException("fold failed"));
             port.dlqPurge = () -> Mono.error(new IllegalStateException("purge failed"));
-            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))).rollup(r -> r.interval(Duration.ofSeconds(3)))
-                    .dlqPurge(p -> p.interval(Duration.ofSeconds(2))));
+            start(b -> b.task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1)))
+                    .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(3)))
+                    .task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofSeconds(2))));
 
             time.advanceSeconds(6);
 
@@ -478,7 +479,7 @@ final class MaintenanceLoopUnitTests {
                 io.awareactive.core.ring.RotationBlocker.QUEUE_TOMBSTONES)));
         port.rollup = () -> Flux.just(new io.awareactive.core.ring.RollupOutcome.Rolled(1, 1, 3),
                 new io.awareactive.core.ring.RollupOutcome.SkippedMvccPinned(2));
-        start(b -> b.rollup(r -> r.interval(Duration.ofSeconds(5))));
+        start(b -> b.task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(5))));
 
         time.advanceSeconds(10);
 
