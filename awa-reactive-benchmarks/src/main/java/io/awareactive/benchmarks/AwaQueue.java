@@ -4,7 +4,7 @@ import io.awareactive.core.Job;
 import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.r2dbc.pool.ConnectionPool;
@@ -146,9 +146,9 @@ final class AwaQueue implements QueueSystem<Job> {
                     .pruneLockTimeout(lockTimeout).build());
             RingMaintenance maintenance = RingMaintenance.create(maintained, RingMaintenanceConfig.builder()
                     .leaderConnectionFactory(factory)
-                    .rotate(Ring.QUEUE, t -> t.interval(rotateInterval))
-                    .rotate(Ring.LEASE, t -> t.interval(rotateInterval))
-                    .rotate(Ring.CLAIM, t -> t.interval(rotateInterval))
+                    .task(MaintenanceTask.RING_QUEUE, t -> t.interval(rotateInterval))
+                    .task(MaintenanceTask.RING_LEASE, t -> t.interval(rotateInterval))
+                    .task(MaintenanceTask.RING_CLAIM, t -> t.interval(rotateInterval))
                     .scheduler(scheduler)
                     .outcomeScheduler(outcomeScheduler)
                     .build());

@@ -4,13 +4,15 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.ring.RingOperations;
 import io.awareactive.maintenance.internal.MaintenanceEngine;
 import io.awareactive.maintenance.internal.PostgresEngineSql;
+import io.awareactive.maintenance.internal.ScheduledTask;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,19 +54,22 @@ public final class ManualMaintenance implements AutoCloseable {
     private final MaintenanceEngine engine;
     private final RingMaintenanceConfig config;
     private final AtomicReference<Instant> now;
-    private final Map<MaintenanceTask, Instant> lastRun = new EnumMap<>(MaintenanceTask.class);
+    private final Map<MaintenanceTask<?>, ScheduledTask> scheduled = new LinkedHashMap<>();
+    private final Map<MaintenanceTask<?>, Instant> lastRun = new HashMap<>();
     private final List<PruneEvent> recorded = new CopyOnWriteArrayList<>();
     private final Disposable recording;
 
     private ManualMaintenance(RingOperations ops, RingMaintenanceConfig config, AtomicReference<Instant> now) {
         this.config = config;
         this.now = now;
-        this.engine = new MaintenanceEngine(config, ops,
-                new PostgresEngineSql(RingMaintenance.leaderFactory(ops, config), ops));
-        this.recording = engine.outcomes().subscribe(recorded::add);
-        for (MaintenanceTask task : MaintenanceTask.values()) {
+        for (MaintenanceTask<?> task : MaintenanceTask.values()) {
+            scheduled.put(task, task.scheduled(config));
             lastRun.put(task, now.get());
         }
+        this.engine = new MaintenanceEngine(config, ops,
+                new PostgresEngineSql(RingMaintenance.leaderFactory(ops, config), ops),
+                List.copyOf(scheduled.values()));
+        this.recording = engine.outcomes().subscribe(recorded::add);
     }
 
     /**
@@ -84,7 +89,8 @@ public final class ManualMaintenance implements AutoCloseable {
      * Does no I/O.
      *
      * @param storage the storage to maintain; its schema must be installed
-     * @param options sets engine options, for example {@code b -> b.promote(p -> p.batchSize(10))}
+     * @param options sets engine options, for example
+     *     {@code b -> b.task(MaintenanceTask.PROMOTE, p -> p.batchSize(10))}
      * @return the helper; its clock starts at the current system time
      * @throws IllegalArgumentException when an argument is null, an option is invalid, or {@code taskTimeout} is
      *     not greater than the storage's prune lock timeout
@@ -130,25 +136,25 @@ public final class ManualMaintenance implements AutoCloseable {
      * @return the prune events of this run (empty for tasks other than the ring ticks)
      * @throws IllegalArgumentException when {@code task} is null
      */
-    public Mono<List<PruneEvent>> run(MaintenanceTask task) {
+    public Mono<List<PruneEvent>> run(MaintenanceTask<?> task) {
         if (task == null) {
             throw new IllegalArgumentException("task must not be null");
         }
-        return recorded(Flux.just(task));
+        return recorded(Flux.<MaintenanceTask<?>>just(task));
     }
 
     /**
-     * Runs every task once, now, in {@link MaintenanceTask} order: the queue, lease and claim ring ticks, the rollup,
-     * promotion, rescue and the dead-letter purge.
+     * Runs every task once, now, in {@link MaintenanceTask#values()} order: the queue, lease and claim ring ticks,
+     * the rollup, promotion, rescue and the dead-letter purge.
      *
      * @return the prune events of this pass
      */
     public Mono<List<PruneEvent>> runOnce() {
-        return recorded(Flux.fromArray(MaintenanceTask.values()));
+        return recorded(Flux.fromIterable(MaintenanceTask.values()));
     }
 
     /**
-     * Moves the clock forward and runs, in {@link MaintenanceTask} order, each task whose interval has elapsed
+     * Moves the clock forward and runs, in {@link MaintenanceTask#values()} order, each task whose interval has elapsed
      * since it last ran (or since this helper was created); a task due several times within {@code elapsed} runs
      * once. The clock moves at subscription.
      *
@@ -162,9 +168,9 @@ public final class ManualMaintenance implements AutoCloseable {
         }
         return Mono.defer(() -> {
             Instant at = now.updateAndGet(current -> current.plus(elapsed));
-            List<MaintenanceTask> due = new ArrayList<>();
-            for (MaintenanceTask task : MaintenanceTask.values()) {
-                if (!lastRun.get(task).plus(engine.interval(task)).isAfter(at)) {
+            List<MaintenanceTask<?>> due = new ArrayList<>();
+            for (MaintenanceTask<?> task : MaintenanceTask.values()) {
+                if (!lastRun.get(task).plus(scheduled.get(task).interval()).isAfter(at)) {
                     due.add(task);
                 }
             }
@@ -179,10 +185,10 @@ public final class ManualMaintenance implements AutoCloseable {
         engine.stop(Duration.ZERO).subscribe();
     }
 
-    private Mono<List<PruneEvent>> recorded(Flux<MaintenanceTask> tasks) {
+    private Mono<List<PruneEvent>> recorded(Flux<MaintenanceTask<?>> tasks) {
         return Mono.defer(() -> {
             int from = recorded.size();
-            return tasks.concatMap(task -> engine.runTask(task)
+            return tasks.concatMap(task -> engine.runTask(scheduled.get(task))
                             .doOnTerminate(() -> lastRun.put(task, now.get())), 0)
                     .then(Mono.fromCallable(() -> List.copyOf(recorded.subList(from, recorded.size()))));
         });

@@ -40,7 +40,7 @@ public final class RingMaintenance {
 
     private RingMaintenance(RingMaintenanceConfig config, RingOperations ops, EngineSql sql) {
         this.config = config;
-        this.engine = new MaintenanceEngine(config, ops, sql);
+        this.engine = new MaintenanceEngine(config, ops, sql, MaintenanceTask.scheduledAll(config));
     }
 
     /**

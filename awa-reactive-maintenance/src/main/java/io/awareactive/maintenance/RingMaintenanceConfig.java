@@ -1,16 +1,8 @@
 package io.awareactive.maintenance;
 
-import static io.awareactive.core.internal.Validation.requireBetween;
 import static io.awareactive.core.internal.Validation.requireNonNull;
 import static io.awareactive.core.internal.Validation.requirePositive;
 
-import io.awareactive.core.Ring;
-import io.awareactive.maintenance.TaskOptions.Batch;
-import io.awareactive.maintenance.TaskOptions.BatchSpec;
-import io.awareactive.maintenance.TaskOptions.Rollup;
-import io.awareactive.maintenance.TaskOptions.RollupSpec;
-import io.awareactive.maintenance.TaskOptions.Tick;
-import io.awareactive.maintenance.TaskOptions.TickSpec;
 import io.awareactive.maintenance.internal.MaintenanceMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -19,9 +11,9 @@ import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -29,7 +21,8 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Immutable configuration of a {@link RingMaintenance} engine: the cadence and options of every task, leader
  * election, and where it reports. Each task's options are grouped under the task
- * ({@code .promote(p -> p.interval(Duration.ofMillis(500)).batchSize(200))}). The storage it maintains, with its
+ * ({@code .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(500)).batchSize(200))}); the tasks and their
+ * defaults are {@link MaintenanceTask#values()}. The storage it maintains, with its
  * connections and prune lock timeout, is passed to
  * {@link RingMaintenance#create(io.awareactive.core.QueueStorage, RingMaintenanceConfig)}. Build it with
  * {@link #builder()}; every setter rejects a bad value at once, before any SQL, with an
@@ -38,42 +31,14 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class RingMaintenanceConfig {
 
-    /** Default interval of each ring's tick (rotate, then prune): 1 s. */
-    public static final Duration DEFAULT_ROTATE_INTERVAL = Duration.ofSeconds(1);
-    /** Default interval of the terminal-count rollup tick: 30 s. */
-    public static final Duration DEFAULT_ROLLUP_INTERVAL = Duration.ofSeconds(30);
-    /** Default number of slots one rollup tick folds at most: 4. */
-    public static final int DEFAULT_ROLLUP_MAX_SLOTS = 4;
-    /** Default interval of the deferred-job promotion tick: 250 ms. */
-    public static final Duration DEFAULT_PROMOTE_INTERVAL = Duration.ofMillis(250);
-    /** Default number of due jobs one promotion tick moves at most: 500. */
-    public static final int DEFAULT_PROMOTE_BATCH_SIZE = 500;
-    /** Default interval of the rescue tick: 10 s. */
-    public static final Duration DEFAULT_RESCUE_INTERVAL = Duration.ofSeconds(10);
-    /** Default number of stale attempts one rescue tick handles at most: 500. */
-    public static final int DEFAULT_RESCUE_BATCH_SIZE = 500;
-    /** Default interval of the dead-letter purge tick: 60 s. */
-    public static final Duration DEFAULT_DLQ_PURGE_INTERVAL = Duration.ofSeconds(60);
-    /** Default number of dead-letter rows one purge transaction deletes at most: 500. */
-    public static final int DEFAULT_DLQ_PURGE_BATCH_SIZE = 500;
     /** Default interval at which a follower retries the leader election: 10 s. */
     public static final Duration DEFAULT_LEADER_ELECTION_INTERVAL = Duration.ofSeconds(10);
     /** Default interval at which the leader checks its leader connection: 5 s. */
     public static final Duration DEFAULT_LEADER_CHECK_INTERVAL = Duration.ofSeconds(5);
     /** Default last-resort bound of every task step: 60 s. */
     public static final Duration DEFAULT_TASK_TIMEOUT = Duration.ofSeconds(60);
-    /** Default age above which another session's snapshot pins the MVCC horizon for the rollup: 5 s. */
-    public static final Duration DEFAULT_MVCC_PIN_MIN_AGE = Duration.ofSeconds(5);
-    /** Default transaction-id age above which a session pins the horizon when activity is unreadable: 10,000. */
-    public static final long DEFAULT_MVCC_PIN_MIN_XIDS = 10_000;
-    /** Largest {@code promoteBatchSize}, {@code rescueBatchSize} and {@code dlqPurgeBatchSize}. */
-    public static final int MAX_BATCH_SIZE = 10_000;
 
-    private final Map<Ring, Tick> rotate;
-    private final Rollup rollup;
-    private final Batch promote;
-    private final Batch rescue;
-    private final Batch dlqPurge;
+    private final Map<MaintenanceTask<?>, TaskOptions<?>> tasks;
     private final Duration leaderElectionInterval;
     private final Duration leaderCheckInterval;
     private final Duration taskTimeout;
@@ -86,13 +51,7 @@ public final class RingMaintenanceConfig {
     private final boolean blockerDiagnostics;
 
     private RingMaintenanceConfig(Builder b) {
-        Map<Ring, Tick> ticks = new EnumMap<>(Ring.class);
-        b.rotate.forEach((ring, spec) -> ticks.put(ring, spec.build()));
-        this.rotate = ticks;
-        this.rollup = b.rollup.build();
-        this.promote = b.promote.build();
-        this.rescue = b.rescue.build();
-        this.dlqPurge = b.dlqPurge.build();
+        this.tasks = new LinkedHashMap<>(b.tasks);
         this.leaderElectionInterval = b.leaderElectionInterval;
         this.leaderCheckInterval = b.leaderCheckInterval;
         this.taskTimeout = b.taskTimeout;
@@ -115,51 +74,17 @@ public final class RingMaintenanceConfig {
     }
 
     /**
-     * The options of a ring's tick (rotate, already-pruned check, backoff gate, prune).
+     * The options a task runs with: its {@link MaintenanceTask#defaults() defaults} unless
+     * {@link Builder#task(MaintenanceTask, UnaryOperator)} changed them.
      *
-     * @param ring the ring
-     * @return the tick options
+     * @param task the task
+     * @param <O> the task's options type
+     * @return the options
+     * @throws IllegalArgumentException when {@code task} is null
      */
-    public Tick rotate(Ring ring) {
-        return rotate.get(ring);
-    }
-
-    /**
-     * The options of the terminal-count rollup task (rollup, fold, ledger trim).
-     *
-     * @return the rollup options
-     */
-    public Rollup rollup() {
-        return rollup;
-    }
-
-    /**
-     * The options of the deferred-job promotion task: due jobs moved per tick.
-     *
-     * @return the promotion options
-     */
-    public Batch promote() {
-        return promote;
-    }
-
-    /**
-     * The options of the rescue task: stale attempts handled per tick.
-     *
-     * @return the rescue options
-     */
-    public Batch rescue() {
-        return rescue;
-    }
-
-    /**
-     * The options of the dead-letter purge task, which deletes dead-letter rows older than the storage's
-     * {@code QueueStorageConfig.deadLetterRetention()}; a tick runs transactions of {@code batchSize} rows until one
-     * comes back short.
-     *
-     * @return the purge options
-     */
-    public Batch dlqPurge() {
-        return dlqPurge;
+    @SuppressWarnings("unchecked") // the builder stores an O for each MaintenanceTask<O>
+    public <O extends TaskOptions<O>> O task(MaintenanceTask<O> task) {
+        return (O) tasks.get(requireNonNull(task, "task"));
     }
 
     /**
@@ -255,8 +180,7 @@ public final class RingMaintenanceConfig {
 
     @Override
     public String toString() {
-        return "RingMaintenanceConfig{rotate=" + rotate + ", rollup=" + rollup + ", promote=" + promote
-                + ", rescue=" + rescue + ", dlqPurge=" + dlqPurge + ", leaderElectionInterval="
+        return "RingMaintenanceConfig{tasks=" + tasks + ", leaderElectionInterval="
                 + leaderElectionInterval + ", leaderCheckInterval=" + leaderCheckInterval + ", taskTimeout="
                 + taskTimeout + ", meterRegistry="
                 + (meterRegistry == null ? "none" : meterRegistry.getClass().getSimpleName()) + ", meterTags="
@@ -266,13 +190,7 @@ public final class RingMaintenanceConfig {
     /** Fluent, mutable builder of {@link RingMaintenanceConfig}; not thread-safe. */
     public static final class Builder {
 
-        private final Map<Ring, TickSpec> rotate = new EnumMap<>(Ring.class);
-        private final RollupSpec rollup = new RollupSpec();
-        private final BatchSpec promote = new BatchSpec("promote", DEFAULT_PROMOTE_INTERVAL,
-                DEFAULT_PROMOTE_BATCH_SIZE);
-        private final BatchSpec rescue = new BatchSpec("rescue", DEFAULT_RESCUE_INTERVAL, DEFAULT_RESCUE_BATCH_SIZE);
-        private final BatchSpec dlqPurge = new BatchSpec("dlqPurge", DEFAULT_DLQ_PURGE_INTERVAL,
-                DEFAULT_DLQ_PURGE_BATCH_SIZE);
+        private final Map<MaintenanceTask<?>, TaskOptions<?>> tasks = new LinkedHashMap<>();
         private Duration leaderElectionInterval = DEFAULT_LEADER_ELECTION_INTERVAL;
         private Duration leaderCheckInterval = DEFAULT_LEADER_CHECK_INTERVAL;
         private Duration taskTimeout = DEFAULT_TASK_TIMEOUT;
@@ -285,75 +203,39 @@ public final class RingMaintenanceConfig {
         private boolean blockerDiagnostics;
 
         private Builder() {
-            for (Ring ring : Ring.values()) {
-                rotate.put(ring, new TickSpec(ring));
+            for (MaintenanceTask<?> task : MaintenanceTask.values()) {
+                tasks.put(task, task.defaults());
             }
         }
 
         /**
-         * Sets options of a ring's tick (rotate, then prune): {@code interval} defaults to 1 s. Options not set keep
-         * their current value; calls add up.
+         * Sets options of one task, for example
+         * {@code .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(500)).batchSize(200))}. The
+         * function gets the task's current options (its {@link MaintenanceTask#defaults() defaults} at first) and
+         * returns the new ones; options it does not set keep their value, and calls add up. Each task's options, their
+         * defaults and rules are documented on {@link MaintenanceTask} and {@link TaskOptions}.
          *
-         * @param ring the ring
-         * @param options sets the options, for example {@code t -> t.interval(Duration.ofMillis(500))}
+         * @param task the task
+         * @param options returns the new options from the current ones
+         * @param <O> the task's options type
          * @return this builder
-         * @throws IllegalArgumentException when {@code ring} or {@code options} is null, or a value breaks its rule
+         * @throws IllegalArgumentException when an argument or the result is null, or a value breaks its rule (the
+         *     message names the option after the task's label, for example
+         *     {@code dlq_purge.batchSize must be between 1 and 10000, was 0})
          */
-        public Builder rotate(Ring ring, Consumer<TickSpec> options) {
-            requireNonNull(options, "options").accept(rotate.get(requireNonNull(ring, "ring")));
-            return this;
-        }
-
-        /**
-         * Sets options of the terminal-count rollup (rollup, fold, ledger trim): {@code interval} 30 s,
-         * {@code maxSlots} 4, {@code mvccPinMinAge} 5 s and {@code mvccPinMinXids} 10,000 by default.
-         *
-         * @param options sets the options
-         * @return this builder
-         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
-         */
-        public Builder rollup(Consumer<RollupSpec> options) {
-            requireNonNull(options, "options").accept(rollup);
-            return this;
-        }
-
-        /**
-         * Sets options of the deferred-job promotion: {@code interval} 250 ms (250 ms to 1 s is sensible) and
-         * {@code batchSize} 500 by default.
-         *
-         * @param options sets the options
-         * @return this builder
-         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
-         */
-        public Builder promote(Consumer<BatchSpec> options) {
-            requireNonNull(options, "options").accept(promote);
-            return this;
-        }
-
-        /**
-         * Sets options of the rescue of stale attempts: {@code interval} 10 s (5 to 30 s is sensible) and
-         * {@code batchSize} 500 by default.
-         *
-         * @param options sets the options
-         * @return this builder
-         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
-         */
-        public Builder rescue(Consumer<BatchSpec> options) {
-            requireNonNull(options, "options").accept(rescue);
-            return this;
-        }
-
-        /**
-         * Sets options of the dead-letter purge, which deletes rows older than the storage's
-         * {@code deadLetterRetention}, each batch in its own transaction under a transaction-local lock timeout:
-         * {@code interval} 60 s and {@code batchSize} (rows per transaction) 500 by default.
-         *
-         * @param options sets the options
-         * @return this builder
-         * @throws IllegalArgumentException when {@code options} is null or a value breaks its rule
-         */
-        public Builder dlqPurge(Consumer<BatchSpec> options) {
-            requireNonNull(options, "options").accept(dlqPurge);
+        public <O extends TaskOptions<O>> Builder task(MaintenanceTask<O> task, UnaryOperator<O> options) {
+            requireNonNull(task, "task");
+            requireNonNull(options, "options");
+            @SuppressWarnings("unchecked") // this map holds an O for each MaintenanceTask<O>
+            O current = (O) tasks.get(task);
+            O updated;
+            try {
+                updated = options.apply(current);
+            } catch (IllegalArgumentException invalid) {
+                // The message is complete; no cause, so the root cause of a failed startup carries the task's name.
+                throw new IllegalArgumentException(task.label() + "." + invalid.getMessage());
+            }
+            tasks.put(task, requireNonNull(updated, task.label() + " options"));
             return this;
         }
 

@@ -7,191 +7,161 @@ import io.awareactive.core.Ring;
 import java.time.Duration;
 
 /**
- * The option groups of the maintenance tasks ({@link MaintenanceTask}): what a task's options are once built
- * ({@link Tick}, {@link Batch}, {@link Rollup}, read from {@link RingMaintenanceConfig}) and the mutable specs the
- * builder hands to {@code .rotate(ring, t -> ...)}, {@code .rollup(r -> ...)}, {@code .promote(p -> ...)},
- * {@code .rescue(p -> ...)} and {@code .dlqPurge(p -> ...)}. A new task with a batch size reuses {@link BatchSpec}.
+ * The options of one maintenance task ({@link MaintenanceTask}): immutable, valid by construction, and changed by
+ * copying, so {@code RingMaintenanceConfig.builder().task(MaintenanceTask.PROMOTE, p -> p.interval(...)
+         .batchSize(...))}
+ * reads as a list of settings. Every task has an interval; {@link Tick}, {@link Batch} and {@link Rollup} add the
+ * rest. A new task with an interval and a batch size reuses {@link Batch}. Instances are thread-safe.
+ *
+ * @param <O> the concrete options type, returned by the copying setters
  */
-public final class TaskOptions {
-
-    private TaskOptions() {
-    }
+public interface TaskOptions<O extends TaskOptions<O>> {
 
     /**
-     * The options of a ring's tick.
+     * How often the task runs.
      *
-     * @param interval how often the ring is rotated and pruned
+     * @return the interval, positive
      */
-    public record Tick(Duration interval) {
+    Duration interval();
+
+    /**
+     * A copy with another interval.
+     *
+     * @param interval how often the task runs; must be positive
+     * @return the copy
+     * @throws IllegalArgumentException when null or not positive (the message names {@code interval})
+     */
+    O interval(Duration interval);
+
+    /**
+     * The options of a ring's tick (rotate, then prune).
+     *
+     * @param interval how often the ring is rotated and pruned; positive
+     */
+    record Tick(Duration interval) implements TaskOptions<Tick> {
+
+        /**
+         * Checks the values.
+         *
+         * @param interval see the record
+         * @throws IllegalArgumentException when a value breaks its rule
+         */
+        public Tick {
+            requirePositive(interval, "interval");
+        }
+
+        @Override
+        public Tick interval(Duration interval) {
+            return new Tick(interval);
+        }
     }
 
     /**
      * The options of a task that handles at most {@code batchSize} rows per tick (or per transaction, for the
      * dead-letter purge).
      *
-     * @param interval how often the task runs
-     * @param batchSize the most rows per tick, 1 to {@value RingMaintenanceConfig#MAX_BATCH_SIZE}
+     * @param interval how often the task runs; positive
+     * @param batchSize the most rows per tick, 1 to {@value #MAX_BATCH_SIZE}
      */
-    public record Batch(Duration interval, int batchSize) {
+    record Batch(Duration interval, int batchSize) implements TaskOptions<Batch> {
+
+        /** The largest batch size: 10,000. */
+        public static final int MAX_BATCH_SIZE = 10_000;
+
+        /**
+         * Checks the values.
+         *
+         * @param interval see the record
+         * @param batchSize see the record
+         * @throws IllegalArgumentException when a value breaks its rule
+         */
+        public Batch {
+            requirePositive(interval, "interval");
+            requireBetween(batchSize, 1, MAX_BATCH_SIZE, "batchSize");
+        }
+
+        @Override
+        public Batch interval(Duration interval) {
+            return new Batch(interval, batchSize);
+        }
+
+        /**
+         * A copy with another batch size.
+         *
+         * @param batchSize the most rows per tick (per transaction for the dead-letter purge), 1 to 10,000
+         * @return the copy
+         * @throws IllegalArgumentException when out of range (the message names {@code batchSize})
+         */
+        public Batch batchSize(int batchSize) {
+            return new Batch(interval, batchSize);
+        }
     }
 
     /**
      * The options of the terminal-count rollup task.
      *
-     * @param interval how often the rollup runs
+     * @param interval how often the rollup runs; positive
      * @param maxSlots the most sealed queue slots one tick folds, 1 to 64
      * @param mvccPinMinAge a snapshot older than this, held by another session, pins the MVCC horizon and skips the
-     *     rollup
+     *     rollup; positive
      * @param mvccPinMinXids without {@code pg_read_all_stats}, a session whose {@code age(backend_xmin)} or
-     *     {@code age(backend_xid)} exceeds this pins the horizon
+     *     {@code age(backend_xid)} exceeds this pins the horizon; positive
      */
-    public record Rollup(Duration interval, int maxSlots, Duration mvccPinMinAge, long mvccPinMinXids) {
-    }
-
-    /**
-     * The mutable options of one task while a {@link RingMaintenanceConfig.Builder} runs; each setter checks its
-     * value at once and names the option {@code task.option}. Not thread-safe.
-     *
-     * @param <S> the concrete options type, for chaining
-     */
-    public abstract static class TaskSpec<S extends TaskSpec<S>> {
-
-        private final String task;
-        private Duration interval;
-
-        TaskSpec(String task, Duration interval) {
-            this.task = task;
-            this.interval = interval;
-        }
+    record Rollup(Duration interval, int maxSlots, Duration mvccPinMinAge, long mvccPinMinXids)
+            implements TaskOptions<Rollup> {
 
         /**
-         * How often the task runs; must be positive.
+         * Checks the values.
          *
-         * @param interval the interval
-         * @return these options
-         * @throws IllegalArgumentException when null or not positive
+         * @param interval see the record
+         * @param maxSlots see the record
+         * @param mvccPinMinAge see the record
+         * @param mvccPinMinXids see the record
+         * @throws IllegalArgumentException when a value breaks its rule
          */
-        public S interval(Duration interval) {
-            this.interval = requirePositive(interval, option("interval"));
-            return self();
-        }
-
-        final String option(String name) {
-            return task + "." + name;
-        }
-
-        final Duration intervalValue() {
-            return interval;
-        }
-
-        abstract S self();
-    }
-
-    /** The options of a ring's tick; {@code interval} defaults to 1 s. */
-    public static final class TickSpec extends TaskSpec<TickSpec> {
-
-        TickSpec(Ring ring) {
-            super("rotate." + ring.label(), RingMaintenanceConfig.DEFAULT_ROTATE_INTERVAL);
+        public Rollup {
+            requirePositive(interval, "interval");
+            requireBetween(maxSlots, 1, Ring.MAX_SLOT_COUNT, "maxSlots");
+            requirePositive(mvccPinMinAge, "mvccPinMinAge");
+            requirePositive(mvccPinMinXids, "mvccPinMinXids");
         }
 
         @Override
-        TickSpec self() {
-            return this;
-        }
-
-        Tick build() {
-            return new Tick(intervalValue());
-        }
-    }
-
-    /** The options of a batched task ({@code promote}, {@code rescue}, {@code dlqPurge}). */
-    public static final class BatchSpec extends TaskSpec<BatchSpec> {
-
-        private int batchSize;
-
-        BatchSpec(String task, Duration interval, int batchSize) {
-            super(task, interval);
-            this.batchSize = batchSize;
+        public Rollup interval(Duration interval) {
+            return new Rollup(interval, maxSlots, mvccPinMinAge, mvccPinMinXids);
         }
 
         /**
-         * The most rows per tick (per transaction for the dead-letter purge). Defaults to 500; 1 to 10,000.
+         * A copy with another slot limit.
          *
-         * @param size the batch size
-         * @return these options
+         * @param maxSlots the most sealed queue slots one tick folds, 1 to 64
+         * @return the copy
          * @throws IllegalArgumentException when out of range
          */
-        public BatchSpec batchSize(int size) {
-            this.batchSize = requireBetween(size, 1, RingMaintenanceConfig.MAX_BATCH_SIZE, option("batchSize"));
-            return this;
-        }
-
-        @Override
-        BatchSpec self() {
-            return this;
-        }
-
-        Batch build() {
-            return new Batch(intervalValue(), batchSize);
-        }
-    }
-
-    /** The options of the terminal-count rollup; {@code interval} defaults to 30 s. */
-    public static final class RollupSpec extends TaskSpec<RollupSpec> {
-
-        private int maxSlots = RingMaintenanceConfig.DEFAULT_ROLLUP_MAX_SLOTS;
-        private Duration mvccPinMinAge = RingMaintenanceConfig.DEFAULT_MVCC_PIN_MIN_AGE;
-        private long mvccPinMinXids = RingMaintenanceConfig.DEFAULT_MVCC_PIN_MIN_XIDS;
-
-        RollupSpec() {
-            super("rollup", RingMaintenanceConfig.DEFAULT_ROLLUP_INTERVAL);
+        public Rollup maxSlots(int maxSlots) {
+            return new Rollup(interval, maxSlots, mvccPinMinAge, mvccPinMinXids);
         }
 
         /**
-         * The most sealed queue slots one tick folds. Defaults to 4; 1 to 64.
+         * A copy with another snapshot age that pins the horizon.
          *
-         * @param slots the slot count
-         * @return these options
-         * @throws IllegalArgumentException when out of range
-         */
-        public RollupSpec maxSlots(int slots) {
-            this.maxSlots = requireBetween(slots, 1, Ring.MAX_SLOT_COUNT, option("maxSlots"));
-            return this;
-        }
-
-        /**
-         * A snapshot older than this, held by another session, pins the MVCC horizon and skips the rollup.
-         * Defaults to 5 s; must be positive.
-         *
-         * @param age the age
-         * @return these options
+         * @param mvccPinMinAge a snapshot older than this pins the horizon; positive
+         * @return the copy
          * @throws IllegalArgumentException when null or not positive
          */
-        public RollupSpec mvccPinMinAge(Duration age) {
-            this.mvccPinMinAge = requirePositive(age, option("mvccPinMinAge"));
-            return this;
+        public Rollup mvccPinMinAge(Duration mvccPinMinAge) {
+            return new Rollup(interval, maxSlots, mvccPinMinAge, mvccPinMinXids);
         }
 
         /**
-         * Without {@code pg_read_all_stats}, a session whose {@code age(backend_xmin)} or {@code age(backend_xid)}
-         * exceeds this pins the horizon. Defaults to 10,000; must be positive.
+         * A copy with another transaction-id age that pins the horizon when activity is unreadable.
          *
-         * @param xids the transaction-id age
-         * @return these options
+         * @param mvccPinMinXids the transaction-id age; positive
+         * @return the copy
          * @throws IllegalArgumentException when not positive
          */
-        public RollupSpec mvccPinMinXids(long xids) {
-            this.mvccPinMinXids = requirePositive(xids, option("mvccPinMinXids"));
-            return this;
-        }
-
-        @Override
-        RollupSpec self() {
-            return this;
-        }
-
-        Rollup build() {
-            return new Rollup(intervalValue(), maxSlots, mvccPinMinAge, mvccPinMinXids);
+        public Rollup mvccPinMinXids(long mvccPinMinXids) {
+            return new Rollup(interval, maxSlots, mvccPinMinAge, mvccPinMinXids);
         }
     }
 }

@@ -52,17 +52,27 @@ public final class Fixtures {
      * @return the builder
      */
     public static RingMaintenanceConfig.Builder intervals(RingMaintenanceConfig.Builder builder) {
+        for (MaintenanceTask<?> task : MaintenanceTask.values()) {
+            every(builder, task, Duration.ofHours(1));
+        }
         return builder
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofHours(1)))
-                .rotate(Ring.LEASE, t -> t.interval(Duration.ofHours(1)))
-                .rotate(Ring.CLAIM, t -> t.interval(Duration.ofHours(1)))
-                .rollup(r -> r.interval(Duration.ofHours(1)))
-                .promote(p -> p.interval(Duration.ofHours(1)))
-                .rescue(p -> p.interval(Duration.ofHours(1)))
-                .dlqPurge(p -> p.interval(Duration.ofHours(1)))
                 .leaderElectionInterval(Duration.ofMillis(500))
                 .leaderCheckInterval(Duration.ofMillis(300))
                 .taskTimeout(Duration.ofSeconds(20));
+    }
+
+    /**
+     * Sets one task's interval, whatever its options type.
+     *
+     * @param builder the builder to set
+     * @param task the task
+     * @param interval its interval
+     * @param <O> the task's options type
+     * @return the builder
+     */
+    static <O extends TaskOptions<O>> RingMaintenanceConfig.Builder every(RingMaintenanceConfig.Builder builder,
+            MaintenanceTask<O> task, Duration interval) {
+        return builder.task(task, options -> options.interval(interval));
     }
 
     static String t(QueueStorageConfig storage, String table) {

@@ -3,6 +3,7 @@ package io.awareactive.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.BlockedCause;
 import io.awareactive.core.ring.PruneDurations;
@@ -39,6 +40,7 @@ final class MaintenanceLoopUnitTests {
 
     private static final PruneDurations NO_TIME = new PruneDurations(Duration.ZERO, Duration.ZERO, Duration.ZERO);
     private static final SkippedActive ACTIVE = new SkippedActive(0, SkipReason.QUEUE_PENDING_READY);
+    private static final String ENGINE_LOGGER = "io.awareactive.maintenance.RingMaintenance";
 
     private final VirtualTime time = new VirtualTime();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -82,13 +84,13 @@ final class MaintenanceLoopUnitTests {
 
         @Test
         void shouldTickEveryTaskOnItsOwnIntervalStartingOneIntervalAfterElection() {
-            start(b -> b.rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(1)))
-                    .rotate(Ring.LEASE, t -> t.interval(Duration.ofSeconds(2)))
-                    .rotate(Ring.CLAIM, t -> t.interval(Duration.ofSeconds(3)))
-                    .promote(p -> p.interval(Duration.ofMillis(500)))
-                    .rescue(p -> p.interval(Duration.ofSeconds(5)))
-                    .dlqPurge(p -> p.interval(Duration.ofSeconds(6)))
-                    .rollup(r -> r.interval(Duration.ofSeconds(7))));
+            start(b -> b.task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofSeconds(1)))
+                    .task(MaintenanceTask.RING_LEASE, t -> t.interval(Duration.ofSeconds(2)))
+                    .task(MaintenanceTask.RING_CLAIM, t -> t.interval(Duration.ofSeconds(3)))
+                    .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(500)))
+                    .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofSeconds(5)))
+                    .task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofSeconds(6)))
+                    .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(7))));
 
             time.advance(Duration.ofMillis(499));
             assertThat(port.calls).isEmpty();
@@ -113,7 +115,7 @@ final class MaintenanceLoopUnitTests {
         @Test
         void shouldRunTasksOneAtATimeAndDropAndCountTicksThatArriveDuringASlowPass() {
             port.prune = ring -> Mono.delay(Duration.ofSeconds(5), time.scheduler).thenReturn(new PruneOutcome.Noop());
-            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))));
+            start(b -> b.task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1))));
 
             time.advanceSeconds(20);
 
@@ -237,8 +239,9 @@ final class MaintenanceLoopUnitTests {
             port.promote = () -> Mono.error(new IllegalStateException("promotion failed"));
             port.fold = () -> Mono.error(new IllegalStateException("fold failed"));
             port.dlqPurge = () -> Mono.error(new IllegalStateException("purge failed"));
-            start(b -> b.promote(p -> p.interval(Duration.ofSeconds(1))).rollup(r -> r.interval(Duration.ofSeconds(3)))
-                    .dlqPurge(p -> p.interval(Duration.ofSeconds(2))));
+            start(b -> b.task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1)))
+                    .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(3)))
+                    .task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofSeconds(2))));
 
             time.advanceSeconds(6);
 
@@ -251,6 +254,36 @@ final class MaintenanceLoopUnitTests {
             assertThat(events).hasSize(4);
             assertThat(port.count("trim")).isEqualTo(2);
             assertThat(engine.isLeader()).isTrue();
+        }
+
+        @Test
+        void shouldLogARingFailingEveryTickOnceAMinute() {
+            port.prune = ring -> Mono.just(new PruneOutcome.Failed(0, "57014",
+                    new IllegalStateException("canceling statement due to statement timeout")));
+            port.rotate = ring -> ring == Ring.LEASE
+                    ? Mono.error(new IllegalStateException("rotation failed"))
+                    : Mono.just(new RotateOutcome.Rotated(1, 1));
+            try (Fixtures.LogCapture log = new Fixtures.LogCapture(ENGINE_LOGGER, Level.DEBUG)) {
+                start(b -> b.task(MaintenanceTask.RING_LEASE, t -> t.interval(Duration.ofSeconds(1))));
+
+                time.advanceSeconds(60);
+
+                // A minute of ticks, every one failing: one line per ring (docs/operations.md, Logging).
+                assertThat(events).hasSize(60).allMatch(e -> e.outcome() instanceof PruneOutcome.Failed);
+                assertThat(count("awa.maintenance.task.failures", "awa.maintenance.task", "ring_lease")).isEqualTo(60);
+                assertThat(log.lines(Level.ERROR)).hasSize(2)
+                        .anyMatch(line -> line.startsWith("prune of the queue ring") && line.contains("57014"))
+                        .anyMatch(line -> line.startsWith("maintenance step ring_lease failed"));
+                assertThat(log.lines(Level.WARN)).isEmpty();
+
+                time.advanceSeconds(9 * 60);
+
+                // Ten minutes: ten lines per ring, one at the first failure of each minute.
+                assertThat(events).hasSize(600);
+                assertThat(log.lines(Level.ERROR)).hasSize(20)
+                        .filteredOn(line -> line.startsWith("prune of the queue ring")).hasSize(10);
+                assertThat(log.lines(Level.WARN)).isEmpty();
+            }
         }
 
         @Test
@@ -478,7 +511,7 @@ final class MaintenanceLoopUnitTests {
                 io.awareactive.core.ring.RotationBlocker.QUEUE_TOMBSTONES)));
         port.rollup = () -> Flux.just(new io.awareactive.core.ring.RollupOutcome.Rolled(1, 1, 3),
                 new io.awareactive.core.ring.RollupOutcome.SkippedMvccPinned(2));
-        start(b -> b.rollup(r -> r.interval(Duration.ofSeconds(5))));
+        start(b -> b.task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(5))));
 
         time.advanceSeconds(10);
 

@@ -67,8 +67,8 @@ final class ManualMaintenanceIntegrationTests {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
         try (ManualMaintenance maintenance = ManualMaintenance.create(queue, b -> b.meterRegistry(registry)
-                .promote(p -> p.interval(Duration.ofSeconds(1)))
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(5))))) {
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofSeconds(5))))) {
             Instant start = maintenance.clock().instant();
             long id = queue.enqueue(JobRequest.builder("mail", "send").runAt(Instant.now()).build()).block(WAIT);
 
@@ -112,7 +112,7 @@ final class ManualMaintenanceIntegrationTests {
         assertThatIllegalArgumentException().isThrownBy(() -> ManualMaintenance.create(storage, null))
                 .withMessage("options must not be null");
         assertThatIllegalArgumentException().isThrownBy(() -> ManualMaintenance.create(storage,
-                        b -> b.promote(p -> p.batchSize(0))))
+                        b -> b.task(MaintenanceTask.PROMOTE, p -> p.batchSize(0))))
                 .withMessage("promote.batchSize must be between 1 and 10000, was 0");
         try (ManualMaintenance maintenance = ManualMaintenance.create(storage)) {
             assertThatIllegalArgumentException().isThrownBy(() -> maintenance.advance(Duration.ofMillis(-1)))

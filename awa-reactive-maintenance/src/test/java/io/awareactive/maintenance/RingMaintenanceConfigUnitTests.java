@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
 import io.micrometer.core.instrument.Tags;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import reactor.core.scheduler.Schedulers;
@@ -28,15 +28,19 @@ final class RingMaintenanceConfigUnitTests {
     void shouldUseTheDocumentedDefaults() {
         RingMaintenanceConfig config = builder().build();
 
-        for (Ring ring : Ring.values()) {
-            assertThat(config.rotate(ring).interval()).isEqualTo(Duration.ofSeconds(1))
-                    .isEqualTo(RingMaintenanceConfig.DEFAULT_ROTATE_INTERVAL);
+        for (MaintenanceTask<?> ring : List.of(MaintenanceTask.RING_QUEUE, MaintenanceTask.RING_LEASE,
+                MaintenanceTask.RING_CLAIM)) {
+            assertThat(config.task(ring)).isEqualTo(new TaskOptions.Tick(Duration.ofSeconds(1)));
         }
-        assertThat(config.rollup()).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 4,
+        assertThat(config.task(MaintenanceTask.ROLLUP)).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 4,
                 Duration.ofSeconds(5), 10_000));
-        assertThat(config.promote()).isEqualTo(new TaskOptions.Batch(Duration.ofMillis(250), 500));
-        assertThat(config.rescue()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
-        assertThat(config.dlqPurge()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(60), 500));
+        assertThat(config.task(MaintenanceTask.PROMOTE)).isEqualTo(new TaskOptions.Batch(Duration.ofMillis(250), 500));
+        assertThat(config.task(MaintenanceTask.RESCUE)).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
+        assertThat(config.task(MaintenanceTask.DLQ_PURGE)).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(60),
+                500));
+        for (MaintenanceTask<?> task : MaintenanceTask.values()) {
+            assertThat(config.task(task)).as(task.label()).isEqualTo(task.defaults());
+        }
         assertThat(config.leaderElectionInterval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.leaderCheckInterval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.taskTimeout()).isEqualTo(Duration.ofSeconds(60));
@@ -47,23 +51,24 @@ final class RingMaintenanceConfigUnitTests {
         assertThat(config.meterTags()).isEqualTo(Tags.empty());
         assertThat(config.blockerDiagnostics()).isFalse();
         assertThat(config.leaderConnectionFactory()).isNull();
-        assertThat(config.toString()).contains("promote=Batch[interval=PT0.25S, batchSize=500]");
+        assertThat(config.toString()).contains("promote=Batch[interval=PT0.25S, batchSize=500]")
+                .contains("dlq_purge=Batch[interval=PT1M, batchSize=500]");
     }
 
     @Test
     void shouldAddUpTheCallsOfOneTaskAndLeaveTheOtherTasksAlone() {
         RingMaintenanceConfig config = builder()
-                .promote(p -> p.interval(Duration.ofSeconds(1)))
-                .promote(p -> p.batchSize(50))
-                .rotate(Ring.LEASE, t -> t.interval(Duration.ofMillis(300)))
-                .rollup(r -> r.maxSlots(8).mvccPinMinXids(5))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofSeconds(1)))
+                .task(MaintenanceTask.PROMOTE, p -> p.batchSize(50))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(Duration.ofMillis(300)))
+                .task(MaintenanceTask.ROLLUP, r -> r.maxSlots(8).mvccPinMinXids(5))
                 .build();
 
-        assertThat(config.promote()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(1), 50));
-        assertThat(config.rescue()).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
-        assertThat(config.rotate(Ring.LEASE).interval()).isEqualTo(Duration.ofMillis(300));
-        assertThat(config.rotate(Ring.QUEUE).interval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.rollup()).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 8,
+        assertThat(config.task(MaintenanceTask.PROMOTE)).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(1), 50));
+        assertThat(config.task(MaintenanceTask.RESCUE)).isEqualTo(new TaskOptions.Batch(Duration.ofSeconds(10), 500));
+        assertThat(config.task(MaintenanceTask.RING_LEASE).interval()).isEqualTo(Duration.ofMillis(300));
+        assertThat(config.task(MaintenanceTask.RING_QUEUE).interval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.task(MaintenanceTask.ROLLUP)).isEqualTo(new TaskOptions.Rollup(Duration.ofSeconds(30), 8,
                 Duration.ofSeconds(5), 5));
     }
 
@@ -73,25 +78,31 @@ final class RingMaintenanceConfigUnitTests {
         @Test
         void shouldRejectNonPositiveIntervalsNamingTheTaskAndOption() {
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> builder().rotate(Ring.QUEUE, t -> t.interval(Duration.ZERO)))
-                    .withMessage("rotate.queue.interval must be greater than 0, was PT0S");
+                    .isThrownBy(() -> builder().task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ZERO)))
+                    .withMessage("ring_queue.interval must be greater than 0, was PT0S");
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> builder().rotate(Ring.LEASE, t -> t.interval(Duration.ofSeconds(-1))))
-                    .withMessage("rotate.lease.interval must be greater than 0, was PT-1S");
+                    .isThrownBy(() -> builder()
+                            .task(MaintenanceTask.RING_LEASE, t -> t.interval(Duration.ofSeconds(-1))))
+                    .withMessage("ring_lease.interval must be greater than 0, was PT-1S");
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> builder().rotate(Ring.CLAIM, t -> t.interval(Duration.ZERO)))
-                    .withMessage("rotate.claim.interval must be greater than 0, was PT0S");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rollup(r -> r.interval(Duration.ZERO)))
+                    .isThrownBy(() -> builder().task(MaintenanceTask.RING_CLAIM, t -> t.interval(Duration.ZERO)))
+                    .withMessage("ring_claim.interval must be greater than 0, was PT0S");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ZERO)))
                     .withMessage("rollup.interval must be greater than 0, was PT0S");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().promote(p -> p.interval(Duration.ZERO)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ZERO)))
                     .withMessage("promote.interval must be greater than 0, was PT0S");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rescue(p -> p.interval(Duration.ZERO)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ZERO)))
                     .withMessage("rescue.interval must be greater than 0, was PT0S");
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> builder().dlqPurge(p -> p.interval(Duration.ofMinutes(-1))))
-                    .withMessage("dlqPurge.interval must be greater than 0, was PT-1M");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurge(p -> p.interval(null)))
-                    .withMessage("dlqPurge.interval must not be null");
+                    .isThrownBy(() -> builder()
+                            .task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofMinutes(-1))))
+                    .withMessage("dlq_purge.interval must be greater than 0, was PT-1M");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.DLQ_PURGE, p -> p.interval(null)))
+                    .withMessage("dlq_purge.interval must not be null");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().leaderElectionInterval(Duration.ZERO))
                     .withMessage("leaderElectionInterval must be greater than 0, was PT0S");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().leaderCheckInterval(Duration.ZERO))
@@ -99,7 +110,7 @@ final class RingMaintenanceConfigUnitTests {
             assertThatIllegalArgumentException().isThrownBy(() -> builder().taskTimeout(Duration.ZERO))
                     .withMessage("taskTimeout must be greater than 0, was PT0S");
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> builder().rollup(r -> r.mvccPinMinAge(Duration.ZERO)))
+                    .isThrownBy(() -> builder().task(MaintenanceTask.ROLLUP, r -> r.mvccPinMinAge(Duration.ZERO)))
                     .withMessage("rollup.mvccPinMinAge must be greater than 0, was PT0S");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().taskTimeout(null))
                     .withMessage("taskTimeout must not be null");
@@ -107,28 +118,39 @@ final class RingMaintenanceConfigUnitTests {
 
         @Test
         void shouldRejectOutOfRangeCountsNamingTheTaskAndOption() {
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rollup(r -> r.maxSlots(0)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.ROLLUP, r -> r.maxSlots(0)))
                     .withMessage("rollup.maxSlots must be between 1 and 64, was 0");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rollup(r -> r.maxSlots(65)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.ROLLUP, r -> r.maxSlots(65)))
                     .withMessage("rollup.maxSlots must be between 1 and 64, was 65");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().promote(p -> p.batchSize(10_001)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.PROMOTE, p -> p.batchSize(10_001)))
                     .withMessage("promote.batchSize must be between 1 and 10000, was 10001");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rescue(p -> p.batchSize(0)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.RESCUE, p -> p.batchSize(0)))
                     .withMessage("rescue.batchSize must be between 1 and 10000, was 0");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurge(p -> p.batchSize(0)))
-                    .withMessage("dlqPurge.batchSize must be between 1 and 10000, was 0");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().dlqPurge(p -> p.batchSize(10_001)))
-                    .withMessage("dlqPurge.batchSize must be between 1 and 10000, was 10001");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rollup(r -> r.mvccPinMinXids(0)))
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.DLQ_PURGE, p -> p.batchSize(0)))
+                    .withMessage("dlq_purge.batchSize must be between 1 and 10000, was 0");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.DLQ_PURGE, p -> p.batchSize(10_001)))
+                    .withMessage("dlq_purge.batchSize must be between 1 and 10000, was 10001");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> builder().task(MaintenanceTask.ROLLUP, r -> r.mvccPinMinXids(0)))
                     .withMessage("rollup.mvccPinMinXids must be greater than 0, was 0");
         }
 
         @Test
         void shouldRejectNullsAndAPoolingLeaderFactory() {
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().promote(null))
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().task(MaintenanceTask.PROMOTE, null))
                     .withMessage("options must not be null");
-            assertThatIllegalArgumentException().isThrownBy(() -> builder().rotate(null, t -> { }))
-                    .withMessage("ring must not be null");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().task(null, t -> t))
+                    .withMessage("task must not be null");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().task(MaintenanceTask.PROMOTE, p -> null))
+                    .withMessage("promote options must not be null");
+            assertThatIllegalArgumentException().isThrownBy(() -> builder().build().task(null))
+                    .withMessage("task must not be null");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().scheduler(null))
                     .withMessage("scheduler must not be null");
             assertThatIllegalArgumentException().isThrownBy(() -> builder().outcomeScheduler(null))

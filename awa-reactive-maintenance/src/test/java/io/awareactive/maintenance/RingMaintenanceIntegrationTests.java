@@ -107,7 +107,7 @@ final class RingMaintenanceIntegrationTests {
                 Fixtures.LogCapture log = new Fixtures.LogCapture(Fixtures.ENGINE_LOGGER, Level.INFO)) {
             int readerPid = holdAccessShare(reader, storage, "ready_segments_0");
             started(storage, Fixtures.engine()
-                    .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(100)))
+                    .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(100)))
                     .meterRegistry(registry)
                     .blockerDiagnostics(true)
                     .build(), events);
@@ -162,7 +162,8 @@ final class RingMaintenanceIntegrationTests {
         long filenodeBefore = Fixtures.filenode(db, storage, "ready_entries_0");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
-        started(storage, Fixtures.engine().rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(50))).meterRegistry(registry).build(),
+        started(storage, Fixtures.engine().task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(50)))
+                .meterRegistry(registry).build(),
                 events);
 
         await().atMost(WAIT).until(() -> count(events, "pruned") == 1);
@@ -189,7 +190,8 @@ final class RingMaintenanceIntegrationTests {
         QueueStorageConfig storage = Fixtures.installed(db, pool);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Fixtures.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(50))).meterRegistry(registry).build());
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(50))).meterRegistry(registry)
+                .build());
         engines.add(engine);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger slow = new AtomicInteger();
@@ -226,7 +228,7 @@ final class RingMaintenanceIntegrationTests {
         // A long check interval keeps the first leader unaware of its lost connection: both lead for a while.
         QueueStorageConfig patient = storage.mutate().pruneLockTimeout(Duration.ofSeconds(4)).build();
         RingMaintenanceConfig.Builder common = Fixtures.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(100)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(100)))
                 .leaderElectionInterval(Duration.ofMillis(200))
                 .leaderCheckInterval(Duration.ofSeconds(20));
 
@@ -260,7 +262,8 @@ final class RingMaintenanceIntegrationTests {
     @Test
     void shouldRefuseToStartOnAnInstallationWithOtherSlotCounts() {
         QueueStorageConfig installed = Fixtures.installed(db, pool);
-        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(installed.mutate().queueSlotCount(8).build()), Fixtures.engine()
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(installed.mutate().queueSlotCount(8)
+                .build()), Fixtures.engine()
                 .build());
         engines.add(engine);
 
@@ -281,8 +284,9 @@ final class RingMaintenanceIntegrationTests {
                 .build();
         QueueStorage queue = QueueStorage.create(storage);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        started(storage, Fixtures.engine().promote(p -> p.interval(Duration.ofMillis(100)))
-                .rescue(p -> p.interval(Duration.ofMillis(200))).meterRegistry(registry).build(), new CopyOnWriteArrayList<>());
+        started(storage, Fixtures.engine().task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(100)))
+                .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofMillis(200))).meterRegistry(registry)
+                .build(), new CopyOnWriteArrayList<>());
 
         long id = queue.enqueue(JobRequest.builder("mail", "send").runAt(Instant.now().plusMillis(300)).build())
                 .block(WAIT);
@@ -312,7 +316,8 @@ final class RingMaintenanceIntegrationTests {
         String table = Fixtures.t(storage, "dead_letter_jobs");
         db.execute("UPDATE " + table + " SET failed_at = failed_at - interval '2 hours' WHERE job_id = " + old);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        started(storage, Fixtures.engine().dlqPurge(p -> p.interval(Duration.ofMillis(200))).meterRegistry(registry).build(),
+        started(storage, Fixtures.engine().task(MaintenanceTask.DLQ_PURGE, p -> p.interval(Duration.ofMillis(200)))
+                .meterRegistry(registry).build(),
                 new CopyOnWriteArrayList<>());
 
         await().atMost(WAIT).until(() -> queue.failedJob(old).blockOptional(WAIT).isEmpty());

@@ -1,7 +1,6 @@
 package io.awareactive.maintenance;
 
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
@@ -57,7 +56,7 @@ final class VirtualTime {
                 .clock(clock)
                 .outcomeScheduler(Schedulers.immediate())
                 .meterRegistry(registry)
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(1)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofSeconds(1)))
                 .leaderElectionInterval(Duration.ofSeconds(10))
                 .leaderCheckInterval(Duration.ofHours(1))
                 .taskTimeout(Duration.ofSeconds(60));

@@ -10,8 +10,8 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.JobState;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -152,10 +152,14 @@ final class BadInputIntegrationTests {
         assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().promote(0))
                 .withMessage("maxJobs must be between 1 and 10000, was 0");
         assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rescue(10_001));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(0, Duration.ofSeconds(5), 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(65, Duration.ofSeconds(5), 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ZERO, 10_000));
-        assertThatIllegalArgumentException().isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ofSeconds(5), 0));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> storage.ringOperations().rollup(0, Duration.ofSeconds(5), 10_000));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> storage.ringOperations().rollup(65, Duration.ofSeconds(5), 10_000));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ZERO, 10_000));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> storage.ringOperations().rollup(4, Duration.ofSeconds(5), 0));
         assertThatIllegalArgumentException().isThrownBy(() -> storage.worker(null));
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorage.create(null));
         assertThatThrownBy(() -> storage.ringOperations().rotate(null)).isInstanceOf(NullPointerException.class);
@@ -166,11 +170,13 @@ final class BadInputIntegrationTests {
         assertThatIllegalArgumentException().isThrownBy(() -> QueueStorageConfig.builder()
                 .pruneLockTimeout(Duration.ofMillis(-1)));
         assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ZERO)));
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ZERO)));
         assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenance.create(null,
                 RingMaintenanceConfig.builder().build()));
-        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().rollup(r -> r.maxSlots(0)));
-        assertThatIllegalArgumentException().isThrownBy(() -> RingMaintenanceConfig.builder().promote(null));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> RingMaintenanceConfig.builder().task(MaintenanceTask.ROLLUP, r -> r.maxSlots(0)));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> RingMaintenanceConfig.builder().task(MaintenanceTask.PROMOTE, null));
         // Unknown ids are answers, not errors, and write nothing.
         assertThat(storage.status(-1).blockOptional(WAIT)).isEmpty();
         assertThat(storage.status(Long.MAX_VALUE).blockOptional(WAIT)).isEmpty();

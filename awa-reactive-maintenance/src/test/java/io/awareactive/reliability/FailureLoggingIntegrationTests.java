@@ -12,6 +12,7 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -55,7 +56,7 @@ final class FailureLoggingIntegrationTests {
         library.addAppender(lines);
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         RingMaintenance engine = RingMaintenance.create(QueueStorage.create(withoutTruncate), Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(50))).build());
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(50))).build());
         try {
             engine.outcomes().subscribe(events::add);
             engine.start().block(WAIT);

@@ -12,6 +12,7 @@ import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -111,8 +112,11 @@ final class LeaderFailoverIntegrationTests {
         Disposable producer = null;
         try {
             for (List<PruneEvent> events : List.of(eventsA, eventsB)) {
-                RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
-                        .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).rollup(r -> r.interval(Duration.ofMillis(300)))
+                RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                        .task(MaintenanceTask.RING_QUEUE, t -> t.interval(tick))
+                        .task(MaintenanceTask.RING_LEASE, t -> t.interval(tick))
+                        .task(MaintenanceTask.RING_CLAIM, t -> t.interval(tick))
+                        .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofMillis(300)))
                         .leaderElectionInterval(ELECTION).leaderCheckInterval(CHECK).build());
                 engines.add(engine);
                 engine.outcomes().subscribe(events::add);

@@ -11,6 +11,7 @@ import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -59,8 +60,10 @@ final class LongReadersIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
-                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).meterRegistry(registry).build());
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(tick)).meterRegistry(registry).build());
         Set<Long> done = ConcurrentHashMap.newKeySet();
         List<Long> enqueued = new CopyOnWriteArrayList<>();
         List<Worker> workers = new ArrayList<>();

@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -60,11 +60,11 @@ final class PoolExhaustionIntegrationTests {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
         RingMaintenance engine = RingMaintenance.create(queue, Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(tick))
-                .rotate(Ring.LEASE, t -> t.interval(tick))
-                .rotate(Ring.CLAIM, t -> t.interval(tick))
-                .promote(p -> p.interval(tick))
-                .rescue(p -> p.interval(Duration.ofMillis(500)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(tick))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(tick))
+                .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofMillis(500)))
                 .taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         Set<Long> done = ConcurrentHashMap.newKeySet();

@@ -8,9 +8,9 @@ import io.awareactive.core.JobRequest;
 import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.BlockingCallGuardExtension;
@@ -96,12 +96,12 @@ final class PostgresRestartIntegrationTests {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
         RingMaintenance engine = RingMaintenance.create(queue, Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(TICK))
-                .rotate(Ring.LEASE, t -> t.interval(TICK))
-                .rotate(Ring.CLAIM, t -> t.interval(TICK))
-                .promote(p -> p.interval(Duration.ofMillis(100)))
-                .rescue(p -> p.interval(Duration.ofMillis(500)))
-                .rollup(r -> r.interval(Duration.ofSeconds(2)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(TICK))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(TICK))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(TICK))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(100)))
+                .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofMillis(500)))
+                .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(2)))
                 .taskTimeout(Duration.ofSeconds(5))
                 .meterRegistry(registry).build());
         engine.outcomes().subscribe(events::add);

@@ -12,6 +12,7 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -71,7 +72,8 @@ final class PruneTerminatedIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(300))).meterRegistry(registry).build());
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(300))).meterRegistry(registry)
+                .build());
         try (Connection gate = db.openJdbc(); Statement statement = gate.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(" + GATE_KEY + ")");
             engine.outcomes().subscribe(events::add);

@@ -9,6 +9,7 @@ import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.BlockedCause;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.StartupWarning;
@@ -89,7 +90,8 @@ final class RoleTimeoutsIntegrationTests {
             reader.rollback();
             PruneOutcome pruned = pending.get(30, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(pruned).isInstanceOf(PruneOutcome.Pruned.class);
-            assertThat(((PruneOutcome.Pruned) pruned).durations().lock()).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+            assertThat(((PruneOutcome.Pruned) pruned).durations().lock())
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(300));
         }
     }
 
@@ -100,7 +102,8 @@ final class RoleTimeoutsIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
-                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofMillis(100))).meterRegistry(registry).build());
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofMillis(100))).meterRegistry(registry)
+                .build());
         try (Connection reader = db.openJdbc()) {
             List<StartupWarning> warnings = engine.diagnose().block(WAIT);
             assertThat(warnings).extracting(StartupWarning::kind)

@@ -11,6 +11,7 @@ import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.testkit.AwaPostgresTest;
@@ -84,9 +85,13 @@ final class SoakIntegrationTests {
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Duration tick = Duration.ofMillis(100);
-        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine().rotate(Ring.QUEUE, t -> t.interval(tick))
-                .rotate(Ring.LEASE, t -> t.interval(tick)).rotate(Ring.CLAIM, t -> t.interval(tick)).promote(p -> p.interval(tick))
-                .rescue(p -> p.interval(Duration.ofMillis(500))).rollup(r -> r.interval(Duration.ofSeconds(1)))
+        RingMaintenance engine = RingMaintenance.create(QueueStorage.create(storage), Reliability.engine()
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(tick))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(tick))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(tick))
+                .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofMillis(500)))
+                .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(1)))
                 .taskTimeout(Duration.ofSeconds(10)).meterRegistry(registry).build());
 
         Map<Long, List<Run>> runs = new ConcurrentHashMap<>();

@@ -10,6 +10,7 @@ import io.awareactive.core.Worker;
 import io.awareactive.core.WorkerConfig;
 import io.awareactive.core.ring.RingCursor;
 import io.awareactive.maintenance.MaintenanceMeters;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
@@ -145,12 +146,12 @@ final class RingDemo {
         onMetricsServer.accept(metrics);
 
         RingMaintenance maintenance = RingMaintenance.create(storage, RingMaintenanceConfig.builder()
-                .rotate(Ring.QUEUE, t -> t.interval(options.rotateInterval()))
-                .rotate(Ring.LEASE, t -> t.interval(options.rotateInterval()))
-                .rotate(Ring.CLAIM, t -> t.interval(options.rotateInterval()))
-                .promote(p -> p.interval(Duration.ofMillis(250)))
-                .rescue(p -> p.interval(Duration.ofSeconds(2)))
-                .rollup(r -> r.interval(Duration.ofSeconds(5)))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(options.rotateInterval()))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(options.rotateInterval()))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(options.rotateInterval()))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(Duration.ofMillis(250)))
+                .task(MaintenanceTask.RESCUE, p -> p.interval(Duration.ofSeconds(2)))
+                .task(MaintenanceTask.ROLLUP, r -> r.interval(Duration.ofSeconds(5)))
                 .leaderElectionInterval(Duration.ofSeconds(1))
                 .leaderCheckInterval(Duration.ofSeconds(1))
                 .meterRegistry(registry)

@@ -9,10 +9,10 @@ import io.awareactive.core.ring.RingOperations;
 import io.awareactive.core.ring.RollupOutcome;
 import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.LockHolder;
-import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.maintenance.StartupWarning;
+import io.awareactive.maintenance.TaskOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -21,6 +21,9 @@ import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -39,6 +42,9 @@ import reactor.core.scheduler.Scheduler;
  * {@code Flux.merge(1, ...)} into {@code concatMap(task, 0)}, so tasks run strictly one after another, at most one
  * tick per task waits, and the rest are dropped and counted. Every step is lazy, bounded by {@code taskTimeout} on the
  * injected scheduler and ends in {@code onErrorResume}: no error ends the loop and no hung query stalls it forever.
+ *
+ * <p>The engine knows no task by name: it runs the {@link ScheduledTask}s it is given (built from
+ * {@code MaintenanceTask}), and offers their bodies the {@link TaskSteps} below.
  */
 public final class MaintenanceEngine {
 
@@ -51,6 +57,7 @@ public final class MaintenanceEngine {
     private final RingMaintenanceConfig config;
     private final RingOperations ops;
     private final EngineSql sql;
+    private final List<ScheduledTask> tasks;
     private final Duration lockTimeout;
     private final Scheduler scheduler;
     private final Duration taskTimeout;
@@ -73,15 +80,19 @@ public final class MaintenanceEngine {
      * @param config the configuration
      * @param ops the storage's ring operations (the ring work)
      * @param sql the engine's own SQL (leader lock, blockers, diagnostics)
+     * @param tasks the tasks to run, in the order of their meters and of simultaneous ticks
      */
-    public MaintenanceEngine(RingMaintenanceConfig config, RingOperations ops, EngineSql sql) {
+    public MaintenanceEngine(RingMaintenanceConfig config, RingOperations ops, EngineSql sql,
+            List<ScheduledTask> tasks) {
         this.config = config;
         this.ops = ops;
         this.sql = sql;
+        this.tasks = List.copyOf(tasks);
         this.lockTimeout = ops.pruneLockTimeout();
         this.scheduler = config.scheduler();
         this.taskTimeout = config.taskTimeout();
-        this.metrics = new MaintenanceMetrics(config.meterRegistry(), config.meterTags());
+        this.metrics = new MaintenanceMetrics(config.meterRegistry(), config.meterTags(),
+                this.tasks.stream().map(ScheduledTask::label).toList());
         this.limited = new RateLimitedLog(config.clock(), LOG_EVERY);
         this.rings = freshRingStates();
     }
@@ -252,11 +263,11 @@ public final class MaintenanceEngine {
     }
 
     private Mono<Void> taskLoop(EngineSql.Leadership leadership) {
-        List<Flux<MaintenanceTask>> sources = new ArrayList<>();
-        for (MaintenanceTask task : MaintenanceTask.values()) {
-            sources.add(Flux.interval(interval(task), interval(task), scheduler)
+        List<Flux<ScheduledTask>> sources = new ArrayList<>();
+        for (ScheduledTask task : tasks) {
+            sources.add(Flux.interval(task.interval(), task.interval(), scheduler)
                     .map(tick -> task)
-                    .onBackpressureDrop(dropped -> metrics.tickDropped(task)));
+                    .onBackpressureDrop(dropped -> metrics.tickDropped(task.label())));
         }
         Mono<Boolean> connectionLost = Flux.interval(config.leaderCheckInterval(), config.leaderCheckInterval(),
                         scheduler)
@@ -279,55 +290,53 @@ public final class MaintenanceEngine {
                 .then();
     }
 
-    /**
-     * The configured interval of a task.
-     *
-     * @param task the task
-     * @return the interval
-     */
-    public Duration interval(MaintenanceTask task) {
-        return switch (task) {
-            case RING_QUEUE -> config.rotate(Ring.QUEUE).interval();
-            case RING_LEASE -> config.rotate(Ring.LEASE).interval();
-            case RING_CLAIM -> config.rotate(Ring.CLAIM).interval();
-            case ROLLUP -> config.rollup().interval();
-            case PROMOTE -> config.promote().interval();
-            case RESCUE -> config.rescue().interval();
-            case DLQ_PURGE -> config.dlqPurge().interval();
-        };
-    }
-
     // ---------------------------------------------------------------- tasks
 
     /**
-     * Runs one pass of a task: the body each task runs when its tick fires.
+     * Runs one pass of a task: the body it runs when its tick fires.
      *
      * @param task the task
      * @return completion; never an error (failures are logged and counted)
      */
-    public Mono<Void> runTask(MaintenanceTask task) {
-        return Mono.defer(() -> switch (task) {
-                    case RING_QUEUE -> ringTick(Ring.QUEUE);
-                    case RING_LEASE -> ringTick(Ring.LEASE);
-                    case RING_CLAIM -> ringTick(Ring.CLAIM);
-                    case ROLLUP -> rollupTick();
-                    case PROMOTE -> step(Step.PROMOTE, () -> ops.promote(config.promote().batchSize())).then();
-                    case RESCUE -> step(Step.RESCUE, () -> ops.rescue(config.rescue().batchSize())).then();
-                    case DLQ_PURGE -> step(Step.DLQ_PURGE,
-                            () -> ops.purgeFailedJobs(config.dlqPurge().batchSize())).then();
-                })
+    public Mono<Void> runTask(ScheduledTask task) {
+        return Mono.defer(() -> task.body().apply(new RunSteps(task.label())))
                 .onErrorResume(error -> {
                     LOG.error("unexpected failure in maintenance task {}", task.label(), error);
                     return Mono.empty();
                 });
     }
 
+    /** The steps of one task run, failing under that task's label. */
+    private final class RunSteps implements TaskSteps {
+
+        private final String task;
+
+        RunSteps(String task) {
+            this.task = task;
+        }
+
+        @Override
+        public Mono<Void> ringTick(Ring ring) {
+            return MaintenanceEngine.this.ringTick(task, ring);
+        }
+
+        @Override
+        public Mono<Void> rollup(TaskOptions.Rollup options) {
+            return rollupTick(task, options);
+        }
+
+        @Override
+        public Mono<Void> step(Function<RingOperations, Mono<?>> work) {
+            return guarded(() -> work.apply(ops).then(), error -> taskFailure(task, error));
+        }
+    }
+
     /** Rotate → already-pruned check → backoff gate → prune → gauges (design §7.3). */
-    private Mono<Void> ringTick(Ring ring) {
+    private Mono<Void> ringTick(String task, Ring ring) {
         RingState state = rings.get(ring);
         return bounded(() -> ops.rotate(ring))
                 .onErrorResume(error -> {
-                    failure(Step.rotate(ring), error);
+                    taskFailure(task, error);
                     return Mono.empty();
                 })
                 .flatMap(rotation -> {
@@ -391,17 +400,17 @@ public final class MaintenanceEngine {
     }
 
     /** Rollup → fold → trim; fold and trim are skipped when a rollup outcome found the horizon pinned. */
-    private Mono<Void> rollupTick() {
+    private Mono<Void> rollupTick(String task, TaskOptions.Rollup options) {
         AtomicBoolean pinned = new AtomicBoolean();
-        Mono<Void> rollup = Flux.defer(() -> ops.rollup(config.rollup().maxSlots(), config.rollup().mvccPinMinAge(),
-                        config.rollup().mvccPinMinXids()))
+        Mono<Void> rollup = Flux.defer(() -> ops.rollup(options.maxSlots(), options.mvccPinMinAge(),
+                        options.mvccPinMinXids()))
                 .doOnNext(outcome -> {
                     metrics.rollup(outcome);
                     if (outcome instanceof RollupOutcome.SkippedMvccPinned) {
                         pinned.set(true);
                     } else if (outcome instanceof RollupOutcome.Failed failed
-                            && limited.permit("rollup-failed")) {
-                        logFailure(MaintenanceFailures.message("rollup", Ring.QUEUE.label(), failed.slot(),
+                            && limited.permit(task + "-failed")) {
+                        logFailure(MaintenanceFailures.message(task, Ring.QUEUE.label(), failed.slot(),
                                 failed.sqlState(), failed.error(), lockTimeout.toMillis()),
                                 failed.sqlState(), failed.error());
                     }
@@ -409,7 +418,7 @@ public final class MaintenanceEngine {
                 .then()
                 .timeout(taskTimeout, scheduler)
                 .onErrorResume(error -> {
-                    failure(Step.ROLLUP, error);
+                    taskFailure(task, error);
                     return Mono.empty();
                 });
         return rollup.then(Mono.defer(() -> pinned.get()
@@ -417,13 +426,18 @@ public final class MaintenanceEngine {
                 : step(Step.FOLD, ops::foldTerminalCounts).then(step(Step.TRIM, ops::trimLedgers)).then()));
     }
 
-    private <T> Mono<T> bounded(java.util.function.Supplier<Mono<T>> work) {
+    private <T> Mono<T> bounded(Supplier<Mono<T>> work) {
         return Mono.defer(work).timeout(taskTimeout, scheduler);
     }
 
-    private <T> Mono<T> step(Step step, java.util.function.Supplier<Mono<T>> work) {
+    private <T> Mono<T> step(Step step, Supplier<Mono<T>> work) {
+        return guarded(work, error -> failure(step, error));
+    }
+
+    /** Bounded work whose failure is reported to {@code onFailure} and ends it empty. */
+    private <T> Mono<T> guarded(Supplier<Mono<T>> work, Consumer<Throwable> onFailure) {
         return bounded(work).onErrorResume(error -> {
-            failure(step, error);
+            onFailure.accept(error);
             return Mono.empty();
         });
     }
@@ -437,17 +451,23 @@ public final class MaintenanceEngine {
     // ---------------------------------------------------------------- logging
 
     private void failure(Step step, Throwable error) {
-        metrics.taskFailure(step);
-        if (!limited.permit("step-" + step.label())) {
+        // Losing an election or a leader connection is recoverable (the election retries): WARN; the rest ERROR.
+        failure(step.label(), error, step == Step.ELECTION || step == Step.LEADER_CHECK);
+    }
+
+    private void taskFailure(String task, Throwable error) {
+        failure(task, error, false);
+    }
+
+    private void failure(String label, Throwable error, boolean recoverable) {
+        metrics.taskFailure(label);
+        if (!limited.permit("step-" + label)) {
             return;
         }
         String message = error instanceof TimeoutException
-                ? "maintenance step " + step.label() + " did not finish within taskTimeout " + taskTimeout
-                        + "; cancelled"
-                : "maintenance step " + step.label() + " failed (SQLSTATE " + SqlStates.sqlState(error) + "): "
-                        + error;
-        // Losing an election or a leader connection is recoverable (the election retries): WARN; the rest ERROR.
-        if (step == Step.ELECTION || step == Step.LEADER_CHECK) {
+                ? "maintenance step " + label + " did not finish within taskTimeout " + taskTimeout + "; cancelled"
+                : "maintenance step " + label + " failed (SQLSTATE " + SqlStates.sqlState(error) + "): " + error;
+        if (recoverable) {
             LOG.warn(message);
         } else {
             LOG.error(message);

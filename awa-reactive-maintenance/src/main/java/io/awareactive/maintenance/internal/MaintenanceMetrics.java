@@ -17,7 +17,6 @@ import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.core.ring.RotationBlocker;
 import io.awareactive.core.ring.SkipReason;
 import io.awareactive.maintenance.MaintenanceMeters;
-import io.awareactive.maintenance.MaintenanceTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -59,14 +58,15 @@ public final class MaintenanceMetrics implements AutoCloseable {
 
     private final @Nullable MeterRegistry registry;
     private final Tags common;
+    private final List<String> tasks;
     private final List<Meter> meters = new ArrayList<>();
     private final Map<String, Counter> pruneAttempts = new HashMap<>();
     private final Map<String, Counter> pruneBlocked = new HashMap<>();
     private final Map<String, Timer> pruneDuration = new HashMap<>();
     private final Map<String, Counter> rotateAttempts = new HashMap<>();
     private final Map<String, Counter> rollupAttempts = new HashMap<>();
-    private final Map<Step, Counter> taskFailures = new EnumMap<>(Step.class);
-    private final Map<MaintenanceTask, Counter> ticksDropped = new EnumMap<>(MaintenanceTask.class);
+    private final Map<String, Counter> taskFailures = new HashMap<>();
+    private final Map<String, Counter> ticksDropped = new HashMap<>();
     private final Map<Ring, RingGauges> ringGauges = new EnumMap<>(Ring.class);
     private volatile double leader;
 
@@ -82,10 +82,13 @@ public final class MaintenanceMetrics implements AutoCloseable {
      *
      * @param registry the registry, or {@code null} for no metrics
      * @param commonTags tags added to every meter
+     * @param tasks the labels of the engine's tasks: the {@code awa.maintenance.task} values of the tick and failure
+     *     counters, besides the {@link Step}s
      */
-    public MaintenanceMetrics(@Nullable MeterRegistry registry, Tags commonTags) {
+    public MaintenanceMetrics(@Nullable MeterRegistry registry, Tags commonTags, List<String> tasks) {
         this.registry = registry;
         this.common = commonTags;
+        this.tasks = List.copyOf(tasks);
         for (Ring ring : Ring.values()) {
             ringGauges.put(ring, new RingGauges());
         }
@@ -141,11 +144,14 @@ public final class MaintenanceMetrics implements AutoCloseable {
             rollupAttempts.put(outcome, counter(r, MaintenanceMeters.ROLLUP_ATTEMPTS,
                     Tags.of(RING, Ring.QUEUE.label(), OUTCOME, outcome)));
         }
-        for (Step step : Step.values()) {
-            taskFailures.put(step, counter(r, MaintenanceMeters.TASK_FAILURES, Tags.of(TASK, step.label())));
+        for (String task : tasks) {
+            taskFailures.put(task, counter(r, MaintenanceMeters.TASK_FAILURES, Tags.of(TASK, task)));
         }
-        for (MaintenanceTask task : MaintenanceTask.values()) {
-            ticksDropped.put(task, counter(r, MaintenanceMeters.TICKS_DROPPED, Tags.of(TASK, task.label())));
+        for (Step step : Step.values()) {
+            taskFailures.put(step.label(), counter(r, MaintenanceMeters.TASK_FAILURES, Tags.of(TASK, step.label())));
+        }
+        for (String task : tasks) {
+            ticksDropped.put(task, counter(r, MaintenanceMeters.TICKS_DROPPED, Tags.of(TASK, task)));
         }
         gauge(r, MaintenanceMeters.LEADER, Tags.empty(), this, m -> m.leader);
     }
@@ -230,20 +236,20 @@ public final class MaintenanceMetrics implements AutoCloseable {
     }
 
     /**
-     * Counts a failed step.
+     * Counts a failed task or step.
      *
-     * @param step the step
+     * @param label the task's label or a {@link Step}'s label
      */
-    public void taskFailure(Step step) {
-        increment(taskFailures.get(step));
+    public void taskFailure(String label) {
+        increment(taskFailures.get(label));
     }
 
     /**
      * Counts a tick dropped because the loop was busy.
      *
-     * @param task the task whose tick was dropped
+     * @param task the label of the task whose tick was dropped
      */
-    public void tickDropped(MaintenanceTask task) {
+    public void tickDropped(String task) {
         increment(ticksDropped.get(task));
     }
 

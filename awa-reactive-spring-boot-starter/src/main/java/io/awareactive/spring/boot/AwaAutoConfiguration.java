@@ -2,7 +2,7 @@ package io.awareactive.spring.boot;
 
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
-import io.awareactive.core.Ring;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -99,14 +99,18 @@ public class AwaAutoConfiguration {
         AwaProperties.Maintenance options = properties.getMaintenance();
         Duration rotate = options.getRotateInterval();
         RingMaintenanceConfig.Builder builder = RingMaintenanceConfig.builder()
-                .rotate(Ring.QUEUE, t -> t.interval(orElse(options.getQueueRotateInterval(), rotate)))
-                .rotate(Ring.LEASE, t -> t.interval(orElse(options.getLeaseRotateInterval(), rotate)))
-                .rotate(Ring.CLAIM, t -> t.interval(orElse(options.getClaimRotateInterval(), rotate)))
-                .rollup(r -> r.interval(options.getRollupInterval()).maxSlots(options.getRollupMaxSlots())
-                        .mvccPinMinAge(options.getMvccPinMinAge()).mvccPinMinXids(options.getMvccPinMinXids()))
-                .promote(p -> p.interval(options.getPromoteInterval()).batchSize(options.getPromoteBatchSize()))
-                .rescue(r -> r.interval(options.getRescueInterval()).batchSize(options.getRescueBatchSize()))
-                .dlqPurge(d -> d.interval(options.getDlqPurgeInterval()).batchSize(options.getDlqPurgeBatchSize()))
+                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(orElse(options.getQueueRotateInterval(), rotate)))
+                .task(MaintenanceTask.RING_LEASE, t -> t.interval(orElse(options.getLeaseRotateInterval(), rotate)))
+                .task(MaintenanceTask.RING_CLAIM, t -> t.interval(orElse(options.getClaimRotateInterval(), rotate)))
+                .task(MaintenanceTask.ROLLUP, r -> r.interval(options.getRollupInterval())
+                        .maxSlots(options.getRollupMaxSlots()).mvccPinMinAge(options.getMvccPinMinAge())
+                        .mvccPinMinXids(options.getMvccPinMinXids()))
+                .task(MaintenanceTask.PROMOTE, p -> p.interval(options.getPromoteInterval())
+                        .batchSize(options.getPromoteBatchSize()))
+                .task(MaintenanceTask.RESCUE, r -> r.interval(options.getRescueInterval())
+                        .batchSize(options.getRescueBatchSize()))
+                .task(MaintenanceTask.DLQ_PURGE, d -> d.interval(options.getDlqPurgeInterval())
+                        .batchSize(options.getDlqPurgeBatchSize()))
                 .leaderElectionInterval(options.getLeaderElectionInterval())
                 .leaderCheckInterval(options.getLeaderCheckInterval())
                 .taskTimeout(options.getTaskTimeout())

@@ -2,6 +2,7 @@ package io.awareactive.spring.boot;
 
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -431,10 +432,11 @@ public class AwaProperties {
     /** {@code awa.maintenance.*}: the options of {@link RingMaintenanceConfig.Builder}, validated there. */
     public static class Maintenance {
 
-        /** Whether this instance runs ring maintenance (one instance leads; run it in every instance). Defaults to true */
+        /** Whether this instance runs ring maintenance (one instance leads; run it in every instance)
+                . Defaults to true */
         private boolean enabled = true;
         /** Rotate and prune interval of every ring, unless a ring's own interval is set. Defaults to 1s */
-        private Duration rotateInterval = RingMaintenanceConfig.DEFAULT_ROTATE_INTERVAL;
+        private Duration rotateInterval = MaintenanceTask.RING_QUEUE.defaults().interval();
         /** Rotate and prune interval of the queue ring; unset: rotate-interval */
         private @Nullable Duration queueRotateInterval;
         /** Rotate and prune interval of the lease ring; unset: rotate-interval */
@@ -442,21 +444,21 @@ public class AwaProperties {
         /** Rotate and prune interval of the claim ring; unset: rotate-interval */
         private @Nullable Duration claimRotateInterval;
         /** Interval of the terminal-count rollup. Defaults to 30s */
-        private Duration rollupInterval = RingMaintenanceConfig.DEFAULT_ROLLUP_INTERVAL;
+        private Duration rollupInterval = MaintenanceTask.ROLLUP.defaults().interval();
         /** Sealed queue slots one rollup folds at most. Defaults to 4 */
-        private int rollupMaxSlots = RingMaintenanceConfig.DEFAULT_ROLLUP_MAX_SLOTS;
+        private int rollupMaxSlots = MaintenanceTask.ROLLUP.defaults().maxSlots();
         /** Interval of promoting due scheduled jobs and retries. Defaults to 250ms */
-        private Duration promoteInterval = RingMaintenanceConfig.DEFAULT_PROMOTE_INTERVAL;
+        private Duration promoteInterval = MaintenanceTask.PROMOTE.defaults().interval();
         /** Jobs one promotion moves at most. Defaults to 500 */
-        private int promoteBatchSize = RingMaintenanceConfig.DEFAULT_PROMOTE_BATCH_SIZE;
+        private int promoteBatchSize = MaintenanceTask.PROMOTE.defaults().batchSize();
         /** Interval of rescuing stale or overdue attempts. Defaults to 10s */
-        private Duration rescueInterval = RingMaintenanceConfig.DEFAULT_RESCUE_INTERVAL;
+        private Duration rescueInterval = MaintenanceTask.RESCUE.defaults().interval();
         /** Attempts one rescue takes back at most. Defaults to 500 */
-        private int rescueBatchSize = RingMaintenanceConfig.DEFAULT_RESCUE_BATCH_SIZE;
+        private int rescueBatchSize = MaintenanceTask.RESCUE.defaults().batchSize();
         /** Interval of purging expired dead letters. Defaults to 60s */
-        private Duration dlqPurgeInterval = RingMaintenanceConfig.DEFAULT_DLQ_PURGE_INTERVAL;
+        private Duration dlqPurgeInterval = MaintenanceTask.DLQ_PURGE.defaults().interval();
         /** Dead letters one purge transaction deletes at most. Defaults to 500 */
-        private int dlqPurgeBatchSize = RingMaintenanceConfig.DEFAULT_DLQ_PURGE_BATCH_SIZE;
+        private int dlqPurgeBatchSize = MaintenanceTask.DLQ_PURGE.defaults().batchSize();
         /** How often a follower tries to become the leader. Defaults to 10s */
         private Duration leaderElectionInterval = RingMaintenanceConfig.DEFAULT_LEADER_ELECTION_INTERVAL;
         /** How often the leader checks its connection. Defaults to 5s */
@@ -464,9 +466,9 @@ public class AwaProperties {
         /** Longest run of one maintenance step before it is cancelled. Defaults to 60s */
         private Duration taskTimeout = RingMaintenanceConfig.DEFAULT_TASK_TIMEOUT;
         /** Age of the oldest snapshot from which the rollup considers the MVCC horizon pinned. Defaults to 5s */
-        private Duration mvccPinMinAge = RingMaintenanceConfig.DEFAULT_MVCC_PIN_MIN_AGE;
+        private Duration mvccPinMinAge = MaintenanceTask.ROLLUP.defaults().mvccPinMinAge();
         /** Transaction-id age from which the rollup considers the horizon pinned when activity is not readable. Defaults to 10000 */
-        private long mvccPinMinXids = RingMaintenanceConfig.DEFAULT_MVCC_PIN_MIN_XIDS;
+        private long mvccPinMinXids = MaintenanceTask.ROLLUP.defaults().mvccPinMinXids();
         /** Whether blocked prunes name the sessions holding the conflicting locks (in events and a rate-limited WARN, never in metrics). Defaults to false */
         private boolean blockerDiagnostics = false;
         /** Tags added to every maintenance and worker meter, for example awa.schema. Defaults to none */
@@ -482,7 +484,8 @@ public class AwaProperties {
         }
 
         /**
-         * Sets: whether this instance runs ring maintenance (one instance leads; run it in every instance). Defaults to true.
+         * Sets: whether this instance runs ring maintenance (one instance leads; run it in every instance)
+                 . Defaults to true.
          *
          * @param enabled the value
          */
@@ -851,7 +854,8 @@ public class AwaProperties {
         private Duration ackMaxDelay = WorkerConfig.DEFAULT_ACK_MAX_DELAY;
         /** Timeout of an attempt when the job sets none; 0 for none. Defaults to 0 */
         private Duration jobTimeout = WorkerConfig.DEFAULT_JOB_TIMEOUT;
-        /** Whether workers LISTEN for wake-ups on a dedicated connection (turn off behind a transaction-mode pooler). Defaults to true */
+        /** Whether workers LISTEN for wake-ups on a dedicated connection (turn off behind a transaction-mode pooler)
+                . Defaults to true */
         private boolean listen = true;
 
         /**
@@ -963,7 +967,8 @@ public class AwaProperties {
         }
 
         /**
-         * Whether workers LISTEN for wake-ups on a dedicated connection (turn off behind a transaction-mode pooler). Defaults to true.
+         * Whether workers LISTEN for wake-ups on a dedicated connection (turn off behind a transaction-mode pooler)
+                 . Defaults to true.
          *
          * @return the value
          */

@@ -7,6 +7,7 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.WorkerConfig;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.RingMaintenance;
 import io.awareactive.maintenance.RingMaintenanceConfig;
 import io.awareactive.core.internal.Validation;
@@ -191,10 +192,13 @@ final class AwaAutoConfigurationUnitTests {
                     assertThat(storage.pruneLockTimeout()).isEqualTo(Duration.ofMillis(50));
                     assertThat(storage.slotCount(Ring.QUEUE)).isEqualTo(24);
                     RingMaintenanceConfig maintenance = context.getBean(RingMaintenance.class).config();
-                    assertThat(maintenance.rotate(Ring.QUEUE).interval()).isEqualTo(Duration.ofMillis(500));
-                    assertThat(maintenance.rotate(Ring.LEASE).interval()).isEqualTo(Duration.ofMillis(500));
-                    assertThat(maintenance.rotate(Ring.CLAIM).interval()).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(maintenance.promote().batchSize()).isEqualTo(50);
+                    assertThat(maintenance.task(MaintenanceTask.RING_QUEUE).interval())
+                            .isEqualTo(Duration.ofMillis(500));
+                    assertThat(maintenance.task(MaintenanceTask.RING_LEASE).interval())
+                            .isEqualTo(Duration.ofMillis(500));
+                    assertThat(maintenance.task(MaintenanceTask.RING_CLAIM).interval())
+                            .isEqualTo(Duration.ofSeconds(2));
+                    assertThat(maintenance.task(MaintenanceTask.PROMOTE).batchSize()).isEqualTo(50);
                     assertThat(maintenance.blockerDiagnostics()).isTrue();
                 });
     }
@@ -209,10 +213,11 @@ final class AwaAutoConfigurationUnitTests {
                 Arguments.of("awa.storage.retry-backoff-jitter=1.5",
                         (ThrowingCallable) () -> QueueStorageConfig.builder().retryBackoffJitter(1.5)),
                 Arguments.of("awa.maintenance.promote-batch-size=0",
-                        (ThrowingCallable) () -> RingMaintenanceConfig.builder().promote(p -> p.batchSize(0))),
+                        (ThrowingCallable) () -> RingMaintenanceConfig.builder()
+                                .task(MaintenanceTask.PROMOTE, p -> p.batchSize(0))),
                 Arguments.of("awa.maintenance.rotate-interval=-1s",
                         (ThrowingCallable) () -> RingMaintenanceConfig.builder()
-                                .rotate(Ring.QUEUE, t -> t.interval(Duration.ofSeconds(-1)))),
+                                .task(MaintenanceTask.RING_QUEUE, t -> t.interval(Duration.ofSeconds(-1)))),
                 Arguments.of("awa.worker.concurrency=0",
                         (ThrowingCallable) () -> WorkerConfig.builder("emails", job -> Mono.empty()).concurrency(0)),
                 Arguments.of("awa.worker.ack-max-delay=5s", (ThrowingCallable) () -> WorkerConfig
