@@ -220,6 +220,15 @@ final class SchemaUpgradeIntegrationTests {
 
         assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
         assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
+        // Step 5 tallied the rows written before it, so the prune gates see the running job's lease and receipt.
+        String s = "\"" + schema + "\".";
+        assertThat(db.queryLong("SELECT sum(live) FROM " + s + "lease_tallies WHERE ready_slot = "
+                + running.readySlot())).isEqualTo(1);
+        assertThat(db.queryLong("SELECT sum(opened) FROM " + s + "claim_tallies"))
+                .isEqualTo(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isPositive();
+        assertThat(db.queryLong("SELECT sum(closed) FROM " + s + "claim_tallies"))
+                .isEqualTo(db.queryLong("SELECT count(*) FROM " + s + "lease_claim_closures"));
+        assertThat(db.queryLong("SELECT sum(opened - closed) FROM " + s + "claim_tallies")).isEqualTo(1);
         // Its lease predates step 4 (no kind): the batch completion ends it the per-attempt way.
         assertThat(storage.completeAll(List.of(running)).block(WAIT)).containsExactly(AttemptResult.COMPLETED);
         Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();

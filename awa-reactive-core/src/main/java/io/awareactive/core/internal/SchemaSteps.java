@@ -33,7 +33,8 @@ public final class SchemaSteps {
             "V1__rings.sql",
             "V2__schema_version_checksums.sql",
             "V3__complete_attempts.sql",
-            "V4__claim_in_one_statement.sql");
+            "V4__claim_in_one_statement.sql",
+            "V5__prune_tallies.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

@@ -38,8 +38,8 @@ final class SchemaStepsUnitTests {
             assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::fileName)
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
-        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4);
-        assertThat(SchemaSteps.latestVersion()).isEqualTo(4);
+        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5);
+        assertThat(SchemaSteps.latestVersion()).isEqualTo(5);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
         assertThat(SchemaSteps.step(3).description()).isEqualTo("complete attempts");
