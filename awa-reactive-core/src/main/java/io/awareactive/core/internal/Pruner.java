@@ -232,8 +232,10 @@ public final class Pruner {
         String sameLane = " AND x.queue = l.queue AND x.priority = l.priority AND x.enqueue_shard = l.enqueue_shard";
         return "EXISTS (WITH RECURSIVE lanes AS ("
                 + "(SELECT " + key + " FROM " + entries + " WHERE ready_slot = $1 ORDER BY " + key + " LIMIT 1)"
+                // The row comparison alone, which starts the index scan at the key; an added ready_slot = $1 made
+                // PostgreSQL start at the slot's first key and read the whole index.
                 + " UNION ALL SELECT n.* FROM lanes l CROSS JOIN LATERAL (SELECT " + key + " FROM " + entries + " x"
-                + " WHERE x.ready_slot = $1 AND (x.ready_slot, x.queue, x.priority, x.enqueue_shard)"
+                + " WHERE (x.ready_slot, x.queue, x.priority, x.enqueue_shard)"
                 + " > (l.ready_slot, l.queue, l.priority, l.enqueue_shard) ORDER BY " + key + " LIMIT 1) n)"
                 + " SELECT 1 FROM lanes l LEFT JOIN " + schema.table(Table.QUEUE_LANES) + " q"
                 + " ON q.queue = l.queue AND q.priority = l.priority AND q.enqueue_shard = l.enqueue_shard"

@@ -54,7 +54,7 @@ public record Schema(String name) {
      * @throws IllegalArgumentException when the table is neither a ring family nor a tally
      */
     public String child(Table family, int slot) {
-        if (family.ring() == null && Arrays.stream(Ring.values()).noneMatch(ring -> tallies(ring).contains(family))) {
+        if (!partitionedPerSlot(family)) {
             throw new IllegalArgumentException(family.sqlName() + " is not partitioned per slot");
         }
         return qualified(family.sqlName() + '_' + slot);
@@ -123,6 +123,16 @@ public record Schema(String name) {
      */
     public static List<Table> families(Ring ring) {
         return Arrays.stream(Table.values()).filter(table -> table.ring() == ring).toList();
+    }
+
+    /**
+     * Whether a table is list-partitioned per slot of a ring: a ring family or a tally.
+     *
+     * @param table the table
+     * @return true for {@link #families(Ring)} and {@link #tallies(Ring)} of any ring
+     */
+    public static boolean partitionedPerSlot(Table table) {
+        return table.ring() != null || Arrays.stream(Ring.values()).anyMatch(ring -> tallies(ring).contains(table));
     }
 
     /**

@@ -15,6 +15,7 @@
 -- tallied once. The row families and their writers (claim_jobs_v2, complete_attempts, end_attempt) are unchanged.
 -- Existing rows are tallied once, at the end of this step, after the triggers took their locks (CREATE TRIGGER locks
 -- each table SHARE ROW EXCLUSIVE, so no writer commits between the count and the triggers).
+-- ring_probe answers a ring's idle tick in one statement that writes nothing.
 -- Placeholders as in step 1.
 
 CREATE TABLE {{schema}}.lease_tallies (
@@ -83,6 +84,24 @@ BEGIN
     END LOOP;
 END
 $tallies$;
+
+-- ring_probe(lock timeout, ring key, probe): the idle tick of a ring in one statement (run in autocommit, it is its own
+-- transaction): the lock timeout first (transaction-local), then the ring's serializer as a try-lock (NULL when another
+-- session holds it), then the caller's read-only probe, whose locks are taken only now, under the timeout. Returns the
+-- probe's one bigint[] row. It writes nothing and grants nothing (SECURITY INVOKER).
+CREATE FUNCTION {{schema}}.ring_probe(p_lock_timeout text, p_ring_key text, p_probe text) RETURNS bigint[]
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
+DECLARE
+    v bigint[];
+BEGIN
+    PERFORM set_config('lock_timeout', p_lock_timeout, true);
+    IF NOT pg_try_advisory_xact_lock(hashtextextended(p_ring_key, 0)) THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE p_probe INTO v;
+    RETURN v;
+END
+$fn$;
 
 -- Rows written before this step, tallied under backend 0 (no live backend has pid 0).
 INSERT INTO {{schema}}.lease_tallies (lease_slot, ready_slot, backend, live)

@@ -375,12 +375,16 @@ public final class MaintenanceEngine {
     }
 
     private Mono<Void> refreshGauges(Ring ring, RotateOutcome rotation) {
+        if (rotation instanceof RotateOutcome.SkippedIdle idle) {
+            // Idle means every family of the ring is empty: no sealed slot holds rows, and no statement is needed.
+            metrics.cursor(ring, idle.slot(), idle.generation());
+            metrics.sealedSlots(ring, 0);
+            return Mono.empty();
+        }
         return step(Step.SEALED_SLOTS_REFRESH, () -> {
             Mono<RingCursor> cursor;
             if (rotation instanceof RotateOutcome.Rotated rotated) {
                 cursor = Mono.just(new RingCursor(ring, rotated.slot(), rotated.generation()));
-            } else if (rotation instanceof RotateOutcome.SkippedIdle idle) {
-                cursor = Mono.just(new RingCursor(ring, idle.slot(), idle.generation()));
             } else {
                 cursor = ops.cursor(ring);
             }
