@@ -338,6 +338,11 @@ public final class MaintenanceEngine {
 
     private Mono<Void> pruneStep(Ring ring, RingState state, RotateOutcome rotation) {
         if (rotation instanceof RotateOutcome.SkippedIdle idle) {
+            if (idle.generation() == 0) {
+                // A ring that never rotated has no sealed slot, so its prune would answer Noop: skip the transaction.
+                publish(ring, new PruneOutcome.Noop(), List.of());
+                return Mono.empty();
+            }
             RingState.Target done = state.alreadyPruned(idle.slot(), idle.generation());
             if (done != null) {
                 publish(ring, new PruneOutcome.AlreadyPruned(done.slot(), done.generation()), List.of());
