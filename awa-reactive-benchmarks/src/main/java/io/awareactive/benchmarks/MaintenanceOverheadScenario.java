@@ -41,13 +41,13 @@ final class MaintenanceOverheadScenario implements Scenario {
     /** Counters at one instant. */
     record Snapshot(long nanos, double statementMillis, long statementCalls, long engineCpuNanos, long processCpuNanos,
             long ringTicks, long engineActiveSamples, long autovacuumSamples, long activitySamples, long completed,
-            long walBytes) {
+            long walBytes, long statementWalBytes) {
     }
 
     /** The difference of two snapshots, per second and per ring tick. */
     record Phase(double seconds, double statementMillis, long statementCalls, double engineCpuMillis,
             double processCpuMillis, long ringTicks, double engineSampledMillis, double autovacuumSampledMillis,
-            long completed, long walBytes) {
+            long completed, long walBytes, long statementWalBytes) {
 
         static Phase between(Snapshot from, Snapshot to) {
             double seconds = (to.nanos() - from.nanos()) / 1e9;
@@ -62,7 +62,8 @@ final class MaintenanceOverheadScenario implements Scenario {
                     (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
                     (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
                     engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
-                    to.completed() - from.completed(), to.walBytes() - from.walBytes());
+                    to.completed() - from.completed(), to.walBytes() - from.walBytes(),
+                    to.statementWalBytes() - from.statementWalBytes());
         }
 
         double perSecond(double value) {
@@ -101,6 +102,8 @@ final class MaintenanceOverheadScenario implements Scenario {
                         p -> p.perSecond(p.statementCalls()));
                 add(report, caseName, "engine statements per ring tick (pg_stat_statements)", "calls", awa, null,
                         p -> p.perTick(p.statementCalls()));
+                add(report, caseName, "engine WAL per ring tick (pg_stat_statements)", "bytes", awa, null,
+                        p -> p.perTick(p.statementWalBytes()));
             }
             add(report, caseName, "engine DB time (sampled pg_stat_activity)", "ms/s", awa, null,
                     p -> p.perSecond(p.engineSampledMillis()));
@@ -130,11 +133,11 @@ final class MaintenanceOverheadScenario implements Scenario {
                 + " ms (pg_stat_statements or the maintenance role unavailable)")
                 + "; per ring tick divides by the prune events of the three rings (an idle tick publishes"
                 + " already_pruned), so engine statements per ring tick also count the leader check, promotion, rescue"
-                + " and rollup statements of that time (an upper bound for the ring tick alone); WAL is the difference"
-                + " of pg_current_wal_insert_lsn() over the phase, for the whole cluster (the engine, autovacuum,"
-                + " checkpoints; the other system is not running), exact where pg_stat_wal lags up to ten seconds for"
-                + " idle backends; the baseline has no JVM-side"
-                + " maintenance, so its engine CPU is 0 and that ratio is empty");
+                + " and rollup statements of that time (an upper bound for the ring tick alone; the idle phase's"
+                + " notes list them by text); engine WAL is pg_stat_statements.wal_bytes of the maintenance role;"
+                + " cluster WAL is the advance of pg_current_wal_insert_lsn() over the phase (the engine, autovacuum"
+                + " and its analyses of the new tables, checkpoints; the other system is not running); the baseline"
+                + " has no JVM-side maintenance, so its engine CPU is 0 and that ratio is empty");
         return report;
     }
 
@@ -189,10 +192,12 @@ final class MaintenanceOverheadScenario implements Scenario {
             Workload<?> workload) {
         double statementMillis = 0;
         long calls = 0;
+        long statementWal = 0;
         BenchDatabase database = context.database();
         if (database.pgStatStatements() && database.hasMaintenanceRole()) {
             try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint"
+                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint,"
+                            + " coalesce(sum(s.wal_bytes), 0)::bigint"
                             + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
                             + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
                             + " WHERE datname = current_database())")) {
@@ -201,6 +206,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                     rs.next();
                     statementMillis = rs.getDouble(1);
                     calls = rs.getLong(2);
+                    statementWal = rs.getLong(3);
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot read pg_stat_statements: " + e.getMessage(), e);
@@ -210,7 +216,7 @@ final class MaintenanceOverheadScenario implements Scenario {
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
         return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
                 processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
-                workload.completed(), walBytes(database));
+                workload.completed(), walBytes(database), statementWal);
     }
 
     /**
