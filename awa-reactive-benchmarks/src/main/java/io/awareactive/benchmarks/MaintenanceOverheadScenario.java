@@ -258,7 +258,8 @@ final class MaintenanceOverheadScenario implements Scenario {
 
     /**
      * A note with the idle phase's statements of the maintenance role by text, calls per ring tick, most first: which
-     * belong to the ring ticks (rotate, prune, gauges) and which to the other tasks (promotion, rescue, rollup, leader).
+     * belong to the ring ticks (rotate, prune, gauges) and which to the other tasks (promotion, rescue, rollup,
+     * leader).
      */
     private static void noteIdleStatements(Report report, String system, Map<String, Long> from, Map<String, Long> to,
             Phase idle) {

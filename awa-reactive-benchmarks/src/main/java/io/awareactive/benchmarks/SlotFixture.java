@@ -13,10 +13,10 @@ import java.util.List;
  * ({@code completeAll}), all while queue slot 0, lease slot 0 and claim slot 0 were current (generation 0), in lane
  * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row, a receipt, a closure and a done row, and a lease inserted
  * then deleted (a dead tuple); per enqueue batch a segment; per claim batch a claim range and a count delta; the
- * lane's sequences at {@code n}. Schema step 5's triggers tally the receipts, closures and leases as they would for
- * the lifecycle (one tally update per statement: here a few statements, there one per claim and completion). The same columns as the
- * lifecycle's server functions write; {@code SlotFixtureIntegrationTests} checks that the families hold the same
- * row counts as a slot the real lifecycle filled.
+ * lane's sequences at {@code n}. The same columns as the lifecycle's server functions write; schema step 5's
+ * triggers tally the receipts, closures and leases as for the lifecycle (one tally update per statement: here a few
+ * statements, there one per claim and completion). {@code SlotFixtureIntegrationTests} checks that the families
+ * hold the same row counts, and the tallies the same sums, as a slot the real lifecycle filled.
  */
 final class SlotFixture {
 

@@ -54,9 +54,10 @@ public final class Rotator {
      *     writer in the next slot
      */
     public Mono<RotateOutcome> rotate(Ring ring) {
-        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, "SELECT " + schema.function(SqlFunction.RING_PROBE)
-                        + "($1, $2, $3)", row -> Optional.ofNullable(row.get(0, Long[].class)),
-                        lockTimeoutMillis + "ms", schema.ringKey(ring), idleProbeSql(ring)))
+        String ringProbe = "SELECT " + schema.function(SqlFunction.RING_PROBE) + "($1, $2, $3)";
+        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, ringProbe,
+                        row -> Optional.ofNullable(row.get(0, Long[].class)), lockTimeoutMillis + "ms",
+                        schema.ringKey(ring), idleProbeSql(ring)))
                 .flatMap(probe -> probe.map(values -> idleProbe(ring, values))
                         .filter(IdleProbe::idle)
                         .map(idle -> Mono.just(skippedIdle(idle.state())))
