@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       baseline's whole maintenance, and awa-reactive's lease ring and control tables are vacuumed too);</li>
  *   <li>JVM CPU time of the engine's own threads (its scheduler and its own Netty event loop), via
  *       {@link ThreadMXBean}, and of the whole process via the operating-system bean;</li>
- *   <li>ring ticks: prune events of the three rings (one per ring tick that reached the prune step).</li>
+ *   <li>ring ticks: prune events of the three rings (one per ring tick that reached the prune step);</li>
+ *   <li>WAL of the whole cluster (the insert position's advance), per second and per ring tick.</li>
  * </ul>
  */
 final class MaintenanceOverheadScenario implements Scenario {
@@ -39,13 +40,14 @@ final class MaintenanceOverheadScenario implements Scenario {
 
     /** Counters at one instant. */
     record Snapshot(long nanos, double statementMillis, long statementCalls, long engineCpuNanos, long processCpuNanos,
-            long ringTicks, long engineActiveSamples, long autovacuumSamples, long activitySamples, long completed) {
+            long ringTicks, long engineActiveSamples, long autovacuumSamples, long activitySamples, long completed,
+            long walBytes, long statementWalBytes) {
     }
 
     /** The difference of two snapshots, per second and per ring tick. */
     record Phase(double seconds, double statementMillis, long statementCalls, double engineCpuMillis,
             double processCpuMillis, long ringTicks, double engineSampledMillis, double autovacuumSampledMillis,
-            long completed) {
+            long completed, long walBytes, long statementWalBytes) {
 
         static Phase between(Snapshot from, Snapshot to) {
             double seconds = (to.nanos() - from.nanos()) / 1e9;
@@ -60,7 +62,8 @@ final class MaintenanceOverheadScenario implements Scenario {
                     (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
                     (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
                     engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
-                    to.completed() - from.completed());
+                    to.completed() - from.completed(), to.walBytes() - from.walBytes(),
+                    to.statementWalBytes() - from.statementWalBytes());
         }
 
         double perSecond(double value) {
@@ -97,6 +100,10 @@ final class MaintenanceOverheadScenario implements Scenario {
                         p -> p.perSecond(p.statementMillis()));
                 add(report, caseName, "engine statements", "calls/s", awa, null,
                         p -> p.perSecond(p.statementCalls()));
+                add(report, caseName, "engine statements per ring tick (pg_stat_statements)", "calls", awa, null,
+                        p -> p.perTick(p.statementCalls()));
+                add(report, caseName, "engine WAL per ring tick (pg_stat_statements)", "bytes", awa, null,
+                        p -> p.perTick(p.statementWalBytes()));
             }
             add(report, caseName, "engine DB time (sampled pg_stat_activity)", "ms/s", awa, null,
                     p -> p.perSecond(p.engineSampledMillis()));
@@ -112,6 +119,10 @@ final class MaintenanceOverheadScenario implements Scenario {
                     p -> p.perTick(statements ? p.statementMillis() : p.engineSampledMillis()));
             add(report, caseName, "engine JVM CPU per ring tick", "ms", awa, null,
                     p -> p.perTick(p.engineCpuMillis()));
+            add(report, caseName, "WAL, whole cluster (insert position)", "bytes/s", awa, baseline,
+                    p -> p.perSecond(p.walBytes()));
+            add(report, caseName, "WAL per ring tick, whole cluster (insert position)", "bytes", awa, null,
+                    p -> p.perTick(p.walBytes()));
             add(report, caseName, "process CPU (whole benchmark JVM)", "ms/s", awa, baseline,
                     p -> p.perSecond(p.processCpuMillis()));
             add(report, caseName, "throughput", "jobs/s", awa, baseline, p -> p.perSecond(p.completed()));
@@ -120,8 +131,13 @@ final class MaintenanceOverheadScenario implements Scenario {
                 + " rescue, leader check) " + (statements ? "from pg_stat_statements (execution time, planning"
                 + " excluded)" : "estimated by sampling pg_stat_activity every " + ACTIVITY_INTERVAL.toMillis()
                 + " ms (pg_stat_statements or the maintenance role unavailable)")
-                + "; per ring tick divides by the prune events of the three rings; the baseline has no JVM-side"
-                + " maintenance, so its engine CPU is 0 and that ratio is empty");
+                + "; per ring tick divides by the prune events of the three rings (an idle tick publishes"
+                + " already_pruned), so engine statements per ring tick also count the leader check, promotion, rescue"
+                + " and rollup statements of that time (an upper bound for the ring tick alone; the idle phase's"
+                + " notes list them by text); engine WAL is pg_stat_statements.wal_bytes of the maintenance role;"
+                + " cluster WAL is the advance of pg_current_wal_insert_lsn() over the phase (the engine, autovacuum"
+                + " and its analyses of the new tables, checkpoints; the other system is not running); the baseline"
+                + " has no JVM-side maintenance, so its engine CPU is 0 and that ratio is empty");
         return report;
     }
 
@@ -146,10 +162,13 @@ final class MaintenanceOverheadScenario implements Scenario {
             BenchContext.pause(options.warmup());
             Sampler sampler = new Sampler(context.database(), system, system.label(), "idle then load", workload,
                     options.sampleInterval(), () -> phase[0]).start();
+            Map<String, Long> idleCallsStart = callsByStatement(context.database());
             Snapshot idleStart = snapshot(context, system, activity, workload);
             BenchContext.pause(options.idle(name));
             Snapshot idleEnd = snapshot(context, system, activity, workload);
             result.put("idle", Phase.between(idleStart, idleEnd));
+            noteIdleStatements(report, system.label(), idleCallsStart, callsByStatement(context.database()),
+                    result.get("idle"));
             phase[0] = "warm-up";
             workload.start();
             BenchContext.pause(options.warmup());
@@ -173,10 +192,12 @@ final class MaintenanceOverheadScenario implements Scenario {
             Workload<?> workload) {
         double statementMillis = 0;
         long calls = 0;
+        long statementWal = 0;
         BenchDatabase database = context.database();
         if (database.pgStatStatements() && database.hasMaintenanceRole()) {
             try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint"
+                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint,"
+                            + " coalesce(sum(s.wal_bytes), 0)::bigint"
                             + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
                             + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
                             + " WHERE datname = current_database())")) {
@@ -185,6 +206,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                     rs.next();
                     statementMillis = rs.getDouble(1);
                     calls = rs.getLong(2);
+                    statementWal = rs.getLong(3);
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot read pg_stat_statements: " + e.getMessage(), e);
@@ -194,7 +216,66 @@ final class MaintenanceOverheadScenario implements Scenario {
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
         return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
                 processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
-                workload.completed());
+                workload.completed(), walBytes(database), statementWal);
+    }
+
+    /**
+     * The cluster's WAL insert position in bytes. Exact at the instant it is read, where {@code pg_stat_wal} lags: a
+     * backend publishes its WAL statistics at most once a second, an idle one only after about ten seconds.
+     */
+    private static long walBytes(BenchDatabase database) {
+        try (Connection connection = database.jdbc()) {
+            return PruneCostScenario.walInsertBytes(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the WAL position: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Calls per statement text of the maintenance role so far (pg_stat_statements), or empty when it is unavailable.
+     */
+    private static Map<String, Long> callsByStatement(BenchDatabase database) {
+        Map<String, Long> calls = new LinkedHashMap<>();
+        if (!database.pgStatStatements() || !database.hasMaintenanceRole()) {
+            return calls;
+        }
+        try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90), sum(s.calls)::bigint"
+                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = ?"
+                        + " AND s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                        + " GROUP BY 1")) {
+            statement.setString(1, BenchDatabase.MAINTENANCE_ROLE);
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    calls.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read pg_stat_statements: " + e.getMessage(), e);
+        }
+        return calls;
+    }
+
+    /**
+     * A note with the idle phase's statements of the maintenance role by text, calls per ring tick, most first: which
+     * belong to the ring ticks (rotate, prune, gauges) and which to the other tasks (promotion, rescue, rollup,
+     * leader).
+     */
+    private static void noteIdleStatements(Report report, String system, Map<String, Long> from, Map<String, Long> to,
+            Phase idle) {
+        if (to.isEmpty() || idle.ringTicks() == 0) {
+            return;
+        }
+        StringBuilder note = new StringBuilder(system + ", idle phase, statements of the maintenance role per ring"
+                + " tick (" + idle.ringTicks() + " ticks):");
+        to.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - from.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(12)
+                .forEach(e -> note.append(String.format(java.util.Locale.ROOT, " %.2f x [%s];",
+                        (double) e.getValue() / idle.ringTicks(), e.getKey())));
+        report.note(note.toString());
     }
 
     /** CPU time of the live threads whose name starts with a prefix. */

@@ -9,12 +9,14 @@ import java.util.List;
 
 /**
  * Writes, with {@code INSERT ... SELECT}, the rows the lifecycle leaves behind for {@code n} jobs enqueued in batches
- * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and completed, all while queue slot 0, lease slot 0
- * and claim slot 0 were current (generation 0), in lane ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row, a
- * receipt, a closure, a done row and a count delta, and a lease inserted then deleted (a dead tuple); per enqueue
- * batch a segment; per claim batch a claim range; the lane's sequences at {@code n}. The same columns as the
- * lifecycle's server functions write; {@code SlotFixtureIntegrationTests} checks that the families hold the same
- * row counts as a slot the real lifecycle filled.
+ * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and each batch completed together
+ * ({@code completeAll}), all while queue slot 0, lease slot 0 and claim slot 0 were current (generation 0), in lane
+ * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row, a receipt, a closure and a done row, and a lease inserted
+ * then deleted (a dead tuple); per enqueue batch a segment; per claim batch a claim range and a count delta; the
+ * lane's sequences at {@code n}. The same columns as the lifecycle's server functions write; schema step 6's
+ * triggers tally the receipts, closures and leases as for the lifecycle (one tally update per statement: here a few
+ * statements, there one per claim and completion). {@code SlotFixtureIntegrationTests} checks that the families
+ * hold the same row counts, and the tallies the same sums, as a slot the real lifecycle filled.
  */
 final class SlotFixture {
 
@@ -56,8 +58,10 @@ final class SlotFixture {
                 + " priority, kind, state, attempt, error)"
                 + " SELECT 0, g, g, 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"
                 + " FROM generate_series(1, " + n + ") g");
+        // One delta per completed batch (a claimed batch completed together, as completeAll does).
         sql.add("INSERT INTO " + s + ".queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority,"
-                + " state, delta) SELECT 0, 0, 'bench', 2, 'completed', 1 FROM generate_series(1, " + n + ") g");
+                + " state, delta) SELECT 0, 0, 'bench', 2, 'completed', least((b + 1) * " + claimBatch + ", " + n
+                + ") - b * " + claimBatch + " FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
         sql.add("SELECT setval(enqueue_seq, " + n + "), setval(claim_seq, " + n + ") FROM " + s + ".queue_lanes");
         sql.add("SELECT setval('" + s + ".job_id_seq', " + n + "), setval('" + s + ".receipt_id_seq', " + n + ")");
         database.execute(sql.toArray(String[]::new));
@@ -97,7 +101,7 @@ final class SlotFixture {
         return tables;
     }
 
-    /** Rows per family in queue slot 0 and claim slot 0 (for the fixture check). */
+    /** Rows per family in queue slot 0 and claim slot 0, then the slot-0 tallies (for the fixture check). */
     static List<Long> slotZeroCounts(BenchDatabase database, String schemaName) {
         String s = "\"" + schemaName + "\"";
         List<Long> counts = new ArrayList<>();
@@ -105,6 +109,9 @@ final class SlotFixture {
                 "queue_terminal_count_deltas_0", "lease_claims_0", "lease_claim_closures_0", "leases_0")) {
             counts.add(database.queryLong("SELECT count(*) FROM " + s + "." + child));
         }
+        counts.add(database.queryLong("SELECT coalesce(sum(live), 0) FROM " + s + ".lease_tallies_0"));
+        counts.add(database.queryLong("SELECT coalesce(sum(opened), 0) FROM " + s + ".claim_tallies_0"));
+        counts.add(database.queryLong("SELECT coalesce(sum(closed), 0) FROM " + s + ".claim_tallies_0"));
         return counts;
     }
 }

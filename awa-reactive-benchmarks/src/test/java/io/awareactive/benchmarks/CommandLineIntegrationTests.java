@@ -42,6 +42,10 @@ final class CommandLineIntegrationTests {
             assertThat(Smoke.awa(row(directory, phase, "engine JVM CPU (its threads)"))).as(phase).isPositive();
             assertThat(Smoke.awa(row(directory, phase, "ring ticks"))).as(phase).isPositive();
             assertThat(Smoke.awa(row(directory, phase, "engine DB time per ring tick"))).as(phase).isPositive();
+            assertThat(Smoke.awa(row(directory, phase, "engine statements per ring tick (pg_stat_statements)")))
+                    .as(phase).isPositive();
+            assertThat(Smoke.awa(row(directory, phase, "WAL per ring tick, whole cluster (insert position)")))
+                    .as(phase).isNotNaN().isNotNegative();
         }
         assertThat(Smoke.baseline(Smoke.measuredByBoth(directory, "load", "throughput"))).isPositive();
         Smoke.saneSummary(directory);

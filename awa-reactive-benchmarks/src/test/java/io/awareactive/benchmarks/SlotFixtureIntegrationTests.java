@@ -35,7 +35,7 @@ final class SlotFixtureIntegrationTests {
                 for (int i = 0; i < JOBS / CLAIM_BATCH; i++) {
                     List<Job> jobs = queue.claim(CLAIM_BATCH, "bench-worker-0").block(Duration.ofSeconds(30));
                     assertThat(jobs).hasSize(CLAIM_BATCH);
-                    jobs.forEach(job -> queue.complete(job).block(Duration.ofSeconds(30)));
+                    queue.completeAll(jobs).block(Duration.ofSeconds(30));
                 }
             }
             String fixture = db.newSchemaName();
@@ -46,7 +46,7 @@ final class SlotFixtureIntegrationTests {
 
             List<Long> expected = SlotFixture.slotZeroCounts(database, real);
             assertThat(expected).containsExactly((long) JOBS, (long) JOBS / ENQUEUE_BATCH, (long) JOBS / CLAIM_BATCH,
-                    (long) JOBS, (long) JOBS, (long) JOBS, (long) JOBS, 0L);
+                    (long) JOBS, (long) JOBS / CLAIM_BATCH, (long) JOBS, (long) JOBS, 0L, 0L, (long) JOBS, (long) JOBS);
             assertThat(SlotFixture.slotZeroCounts(database, fixture)).isEqualTo(expected);
             assertThat(database.queryLong("SELECT count(*) FROM \"" + fixture + "\".queue_lanes")).isOne();
         }

@@ -1,10 +1,12 @@
 package io.awareactive.core;
 
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /** Storage fixtures for integration tests: small rings (4/2/2 slots) in the test class's own schema. */
@@ -57,5 +59,22 @@ final class Fixtures {
         QueueStorage storage = QueueStorage.create(config(factory, schema, UnaryOperator.identity()));
         storage.install().block(Duration.ofSeconds(60));
         return storage;
+    }
+
+    /**
+     * Prunes until the outcome is no longer Blocked (tolerated up to 5 s), as an engine's ticks would.
+     *
+     * @param storage the storage
+     * @param ring the ring
+     * @param wait the longest wait for one prune
+     * @return the first outcome that is not Blocked, or the last Blocked after 5 s
+     */
+    static PruneOutcome pruneUntilNotBlocked(QueueStorage storage, Ring ring, Duration wait) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        PruneOutcome outcome = storage.ringOperations().prune(ring).block(wait);
+        while (outcome instanceof PruneOutcome.Blocked && System.nanoTime() < deadline) {
+            outcome = storage.ringOperations().prune(ring).block(wait);
+        }
+        return outcome;
     }
 }

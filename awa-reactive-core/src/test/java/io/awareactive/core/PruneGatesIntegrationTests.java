@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.PruneOutcome.Blocked;
 import io.awareactive.core.ring.PruneOutcome.Noop;
 import io.awareactive.core.ring.PruneOutcome.Pruned;
 import io.awareactive.core.ring.PruneOutcome.SkippedActive;
@@ -64,14 +63,8 @@ final class PruneGatesIntegrationTests {
                 b -> b.pruneLockTimeout(Duration.ofSeconds(2))));
     }
 
-    /** Prunes until the outcome is no longer Blocked (tolerated up to 5 s), as an engine's ticks would. */
     private PruneOutcome pruneUntilNotBlocked(Ring ring) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        PruneOutcome outcome = prune(ring);
-        while (outcome instanceof Blocked && System.nanoTime() < deadline) {
-            outcome = prune(ring);
-        }
-        return outcome;
+        return Fixtures.pruneUntilNotBlocked(storage, ring, WAIT);
     }
 
     @Test

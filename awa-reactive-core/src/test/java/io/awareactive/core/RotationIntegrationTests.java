@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,6 +70,26 @@ final class RotationIntegrationTests {
             assertThat(ledgerRows(ring)).isEqualTo(1);
         }
         assertThat(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT)).isEqualTo(new RingCursor(Ring.QUEUE, 0, 0));
+    }
+
+    @Test
+    void shouldAnswerAnIdleRingWithOneStatementThatWritesNothing() {
+        List<String> statements = new CopyOnWriteArrayList<>();
+        AtomicInteger transactions = new AtomicInteger();
+        QueueStorage counted = QueueStorage.create(Fixtures.config(
+                CountingConnections.of(db.connectionFactory(), statements, transactions), schema,
+                UnaryOperator.identity()));
+        long nextXid = db.queryLong("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint");
+
+        for (Ring ring : Ring.values()) {
+            assertThat(counted.ringOperations().rotate(ring).block(WAIT)).isEqualTo(new SkippedIdle(0, 0));
+        }
+
+        // One statement per ring, outside any transaction, and no transaction id assigned (so no WAL written).
+        assertThat(statements).hasSize(Ring.values().length)
+                .allSatisfy(sql -> assertThat(sql).startsWith("SELECT \"" + schema + "\".ring_probe("));
+        assertThat(transactions).hasValue(0);
+        assertThat(db.queryLong("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")).isEqualTo(nextXid);
     }
 
     @Test
@@ -132,6 +154,8 @@ final class RotationIntegrationTests {
 
     @Test
     void shouldSeeAnUncommittedInsertIntoTheNextSlotAsInflightWrites() throws Exception {
+        // A committed row keeps the ring from being idle (an idle ring is answered before any gate).
+        doneRow(0, 1);
         try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
             writer.setAutoCommit(false);
             statement.execute("INSERT INTO " + t("ready_entries") + " (ready_slot, queue, priority, enqueue_shard,"
@@ -143,7 +167,7 @@ final class RotationIntegrationTests {
 
             writer.rollback();
         }
-        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(0, 0));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
     }
 
     @Test

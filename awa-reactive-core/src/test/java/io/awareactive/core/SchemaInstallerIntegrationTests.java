@@ -40,7 +40,7 @@ final class SchemaInstallerIntegrationTests {
         Fixtures.installed(db.connectionFactory(), schema);
 
         assertThat(db.query("SELECT version FROM \"" + schema + "\".awa_reactive_schema_version ORDER BY 1",
-                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5);
+                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5, 6);
         for (String family : List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
                 "done_entries", "queue_terminal_count_deltas")) {
             assertThat(childCount(schema, family)).as(family).isEqualTo(4);
@@ -48,6 +48,8 @@ final class SchemaInstallerIntegrationTests {
         assertThat(childCount(schema, "leases")).isEqualTo(2);
         assertThat(childCount(schema, "lease_claims")).isEqualTo(2);
         assertThat(childCount(schema, "lease_claim_closures")).isEqualTo(2);
+        assertThat(childCount(schema, "lease_tallies")).isEqualTo(2);
+        assertThat(childCount(schema, "claim_tallies")).isEqualTo(2);
         for (String ring : List.of("queue", "lease", "claim")) {
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + ring + "_ring_rotations"
                     + " WHERE generation = 0 AND slot = 0")).isEqualTo(1);
@@ -68,7 +70,7 @@ final class SchemaInstallerIntegrationTests {
         storage.verifyInstalled().block(WAIT);
 
         assertThat(tableCount(schema)).isEqualTo(tables);
-        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(5);
+        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(6);
         assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
     }
 
@@ -85,7 +87,7 @@ final class SchemaInstallerIntegrationTests {
                     second.install().subscribeOn(Schedulers.parallel())).block(WAIT);
 
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version"))
-                    .isEqualTo(5);
+                    .isEqualTo(6);
             assertThat(childCount(schema, "ready_entries")).isEqualTo(4);
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
         }

@@ -200,6 +200,18 @@ final class MaintenanceLoopUnitTests {
         }
 
         @Test
+        void shouldAnswerAnIdleRingThatNeverRotatedWithNoopWithoutAPrune() {
+            port.rotate = ring -> Mono.just(new RotateOutcome.SkippedIdle(0, 0));
+            start(UnaryOperator.identity());
+
+            time.advanceSeconds(3);
+
+            assertThat(labels()).containsExactly("noop", "noop", "noop");
+            assertThat(port.count("rotate_queue")).isEqualTo(3);
+            assertThat(port.count("prune_queue")).isZero();
+        }
+
+        @Test
         void shouldResetBackoffOnANewLeadership() {
             port.prune = sequence(ACTIVE);
             AtomicBoolean connectionDead = new AtomicBoolean();

@@ -8,6 +8,7 @@ import io.awareactive.core.ring.SkipReason;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -51,19 +52,20 @@ public final class Pruner {
     }
 
     /**
-     * Which children a ring's prune locks: {@code timed} under the lock timeout first, then {@code nowait} in one
-     * {@code NOWAIT} statement.
+     * Which children a ring's prune locks: {@code timed} under the lock timeout first, in one statement, then
+     * {@code nowait} in one {@code NOWAIT} statement. A slot's tallies are locked with its families.
      */
-    private record LockPlan(Table timed, List<Table> nowait) {
+    private record LockPlan(List<Table> timed, List<Table> nowait) {
         static LockPlan of(Ring ring) {
             return switch (ring) {
                 // Every claimer scans the ready_segments parent: the one child where NOWAIT would rarely win.
-                case QUEUE -> new LockPlan(Table.READY_SEGMENTS, List.of(Table.READY_ENTRIES,
+                case QUEUE -> new LockPlan(List.of(Table.READY_SEGMENTS), List.of(Table.READY_ENTRIES,
                         Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
                         Table.QUEUE_TERMINAL_COUNT_DELTAS));
-                case LEASE -> new LockPlan(Table.LEASES, List.of());
+                case LEASE -> new LockPlan(List.of(Table.LEASES, Table.LEASE_TALLIES), List.of());
                 // Receipts are the widely read side; with every receipt closed no closure can arrive.
-                case CLAIM -> new LockPlan(Table.LEASE_CLAIMS, List.of(Table.LEASE_CLAIM_CLOSURES));
+                case CLAIM -> new LockPlan(List.of(Table.LEASE_CLAIMS),
+                        List.of(Table.LEASE_CLAIM_CLOSURES, Table.CLAIM_TALLIES));
             };
         }
     }
@@ -175,28 +177,40 @@ public final class Pruner {
     }
 
     /**
-     * The ring's live-work gates, in order; the first that finds live work gives the skip reason. One statement for
-     * the queue ring ({@code CASE} evaluates its branches lazily, so later gates run only when earlier ones pass).
+     * The ring's live-work gates, in order; the first that finds live work gives the skip reason. Each reads tallies
+     * (schema step 6) or probes each lane of the slot with an index, so its cost does not grow with the rows the slot
+     * holds. One statement for the queue ring ({@code CASE} evaluates its branches lazily, so later gates run only
+     * when earlier ones pass). Why each is exact: {@code docs/architecture.md}, "Prune gates".
+     *
+     * <ul>
+     *   <li>G1 {@code queue.active_leases}: the leases pointing at the slot, summed over every lease slot's tallies.
+     *   <li>G2 {@code queue.pending_ready}: {@link #pendingReady(int)}.
+     *   <li>G3 {@code queue.unclosed_claim_refs}: receipts minus closures pointing at the slot, summed over every
+     *       claim slot's tallies.
+     *   <li>{@code lease.active}: the lease slot's tallied leases; {@code claim.open}: the claim slot's receipts
+     *       minus closures.
+     * </ul>
+     *
+     * A sum that is not zero counts as live work, a negative one too: never truncate what cannot be proven finished.
      */
     private Mono<Optional<SkipReason>> liveWork(Connection c, Ring ring, SealedSlot target) {
         int k = target.slot();
         return switch (ring) {
             case QUEUE -> Db.queryOne(c, "SELECT CASE"
-                            + " WHEN EXISTS (SELECT 1 FROM " + schema.table(Table.LEASES) + " WHERE ready_slot = $1)"
-                            + " THEN 'QUEUE_ACTIVE_LEASES'"
+                            + " WHEN (SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES)
+                            + " WHERE ready_slot = $1) <> 0 THEN 'QUEUE_ACTIVE_LEASES'"
                             + " WHEN " + pendingReady(k) + " THEN 'QUEUE_PENDING_READY'"
-                            + " WHEN (SELECT count(*) FROM " + schema.table(Table.LEASE_CLAIMS)
-                            + " WHERE ready_slot = $1) <> (SELECT count(*) FROM "
-                            + schema.table(Table.LEASE_CLAIM_CLOSURES) + " WHERE ready_slot = $1)"
+                            + " WHEN (SELECT coalesce(sum(opened - closed), 0) FROM "
+                            + schema.table(Table.CLAIM_TALLIES) + " WHERE ready_slot = $1) <> 0"
                             + " THEN 'QUEUE_UNCLOSED_CLAIM_REFS' END",
                     row -> Optional.ofNullable(row.get(0, String.class)).map(SkipReason::valueOf), k);
             case LEASE -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.LEASE_CURRENT))
-                    : Db.queryOne(c, "SELECT EXISTS (SELECT 1 FROM " + schema.child(Table.LEASES, k) + ")",
+                    : Db.queryOne(c, "SELECT coalesce(sum(live), 0) <> 0 FROM " + schema.child(Table.LEASE_TALLIES, k),
                             row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.LEASE_ACTIVE)
                                     : Optional.<SkipReason>empty());
             case CLAIM -> target.slot() == target.currentSlot() ? Mono.just(Optional.of(SkipReason.CLAIM_CURRENT))
-                    : Db.queryOne(c, "SELECT (SELECT count(*) FROM " + schema.child(Table.LEASE_CLAIMS, k)
-                                    + ") <> (SELECT count(*) FROM " + schema.child(Table.LEASE_CLAIM_CLOSURES, k) + ")",
+                    : Db.queryOne(c, "SELECT coalesce(sum(opened - closed), 0) <> 0 FROM "
+                                    + schema.child(Table.CLAIM_TALLIES, k),
                             row -> Db.get(row, 0, Boolean.class) ? Optional.of(SkipReason.CLAIM_OPEN)
                                     : Optional.<SkipReason>empty());
         };
@@ -207,28 +221,36 @@ public final class Pruner {
      * the end of the lane's highest committed range in this slot, so a lagging cursor cannot pin the slot. A row
      * whose lane is missing counts as pending (cursor 1): never truncate what cannot be proven claimed.
      *
-     * <p>Some row of a lane reaches the cursor exactly when the lane's highest row does, so both sides are reduced to
-     * one value per lane first: one pass over the slot's rows and one over its ranges, never a per-row search of the
-     * ranges (which made the gate quadratic in the slot's size).
+     * <p>Some row of a lane reaches the cursor exactly when the lane's highest row does. The slot's lanes are found
+     * by a loose scan of the primary key (one probe per lane: the next lane key above the last), and each lane's
+     * highest row and highest range end by one backward probe each (the primary key and
+     * {@code ready_claim_ranges_lane_next_idx}): O(lanes in the slot), never a pass over its rows.
      */
     private String pendingReady(int k) {
-        String lane = "queue, priority, enqueue_shard";
-        return "EXISTS (SELECT 1 FROM (SELECT " + lane + ", max(lane_seq) AS last_seq FROM "
-                + schema.child(Table.READY_ENTRIES, k) + " GROUP BY " + lane + ") e"
-                + " LEFT JOIN " + schema.table(Table.QUEUE_LANES) + " l"
-                + " ON l.queue = e.queue AND l.priority = e.priority AND l.enqueue_shard = e.enqueue_shard"
-                + " LEFT JOIN (SELECT " + lane + ", max(next_lane_seq) AS range_end FROM "
-                + schema.child(Table.READY_CLAIM_RANGES, k) + " GROUP BY " + lane + ") r"
-                + " ON r.queue = e.queue AND r.priority = e.priority AND r.enqueue_shard = e.enqueue_shard"
-                + " WHERE e.last_seq >= GREATEST(COALESCE(pg_sequence_last_value(l.claim_seq), 0) + 1, r.range_end))";
+        String entries = schema.child(Table.READY_ENTRIES, k);
+        String key = "ready_slot, queue, priority, enqueue_shard";
+        String sameLane = " AND x.queue = l.queue AND x.priority = l.priority AND x.enqueue_shard = l.enqueue_shard";
+        return "EXISTS (WITH RECURSIVE lanes AS ("
+                + "(SELECT " + key + " FROM " + entries + " WHERE ready_slot = $1 ORDER BY " + key + " LIMIT 1)"
+                // The row comparison alone, which starts the index scan at the key; an added ready_slot = $1 made
+                // PostgreSQL start at the slot's first key and read the whole index.
+                + " UNION ALL SELECT n.* FROM lanes l CROSS JOIN LATERAL (SELECT " + key + " FROM " + entries + " x"
+                + " WHERE (x.ready_slot, x.queue, x.priority, x.enqueue_shard)"
+                + " > (l.ready_slot, l.queue, l.priority, l.enqueue_shard) ORDER BY " + key + " LIMIT 1) n)"
+                + " SELECT 1 FROM lanes l LEFT JOIN " + schema.table(Table.QUEUE_LANES) + " q"
+                + " ON q.queue = l.queue AND q.priority = l.priority AND q.enqueue_shard = l.enqueue_shard"
+                + " WHERE (SELECT x.lane_seq FROM " + entries + " x WHERE x.ready_slot = $1" + sameLane
+                + " ORDER BY x.lane_seq DESC LIMIT 1)"
+                + " >= GREATEST(COALESCE(pg_sequence_last_value(q.claim_seq), 0) + 1,"
+                + " (SELECT x.next_lane_seq FROM " + schema.child(Table.READY_CLAIM_RANGES, k) + " x"
+                + " WHERE x.ready_slot = $1" + sameLane + " ORDER BY x.next_lane_seq DESC LIMIT 1)))";
     }
 
     private Mono<Void> lockChildren(Connection c, Ring ring, int k, Attempt attempt) {
         LockPlan plan = LockPlan.of(ring);
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            Mono<Void> timed = Db.execute(c, "LOCK TABLE " + schema.child(plan.timed(), k)
-                    + " IN ACCESS EXCLUSIVE MODE");
+            Mono<Void> timed = Db.execute(c, "LOCK TABLE " + children(plan.timed(), k) + " IN ACCESS EXCLUSIVE MODE");
             Mono<Void> nowait = plan.nowait().isEmpty() ? Mono.empty() : Mono.defer(() -> {
                 attempt.runningStep = BlockedCause.NOWAIT;
                 return Db.execute(c, "LOCK TABLE " + children(plan.nowait(), k) + " IN ACCESS EXCLUSIVE MODE NOWAIT")
@@ -239,25 +261,31 @@ public final class Pruner {
     }
 
     /**
-     * Q9: done rows are ground truth and replace the slot's folded and unfolded counts: their counts move to the
-     * rollup deltas, the slot's live counts go, and its count deltas leave with the truncate.
+     * Q9: the slot's terminal counts move to the rollup deltas, in one statement: its folded counts (deleted) plus its
+     * count deltas not yet folded (which leave with the truncate). Every writer of a done row writes its count delta
+     * in the same transaction and slot, and the rollup moves deltas into folded counts in one transaction, so these
+     * two sum to the slot's done rows without reading them: O(queues x states + unfolded deltas).
      */
     private Mono<Void> handOffCounts(Connection c, Ring ring, int k) {
         if (ring != Ring.QUEUE) {
             return Mono.empty();
         }
-        return Db.update(c, "INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
-                        + " (queue, priority, state, count) SELECT queue, priority, state, count(*) FROM "
-                        + schema.child(Table.DONE_ENTRIES, k) + " GROUP BY queue, priority, state")
-                .then(Db.update(c, "DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
-                        + " WHERE ready_slot = $1", k))
+        return Db.update(c, "WITH folded AS (DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
+                        + " WHERE ready_slot = $1 RETURNING queue, priority, state, count)"
+                        + " INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
+                        + " (queue, priority, state, count) SELECT queue, priority, state, sum(n) FROM ("
+                        + "SELECT queue, priority, state, count AS n FROM folded UNION ALL"
+                        + " SELECT queue, priority, state, delta FROM "
+                        + schema.child(Table.QUEUE_TERMINAL_COUNT_DELTAS, k) + ") x GROUP BY queue, priority, state", k)
                 .then();
     }
 
     private Mono<Void> truncate(Connection c, Ring ring, int k, Attempt attempt) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            return Db.execute(c, "TRUNCATE " + children(Schema.families(ring), k))
+            List<Table> truncated = new ArrayList<>(Schema.families(ring));
+            truncated.addAll(Schema.tallies(ring));
+            return Db.execute(c, "TRUNCATE " + children(truncated, k))
                     .doOnSuccess(done -> {
                         long end = System.nanoTime();
                         attempt.truncateNanos = end - start;

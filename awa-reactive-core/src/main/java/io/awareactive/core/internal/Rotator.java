@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
@@ -43,13 +44,27 @@ public final class Rotator {
     }
 
     /**
-     * Rotates the ring once.
+     * Rotates the ring once. An idle ring is answered by one statement in autocommit ({@code ring_probe}: the lock
+     * timeout, the serializer try-lock, the idle probe), which writes nothing and takes no lock but {@code ACCESS
+     * SHARE}. Otherwise, or when the serializer is busy, one transaction takes the serializer, passes the busy gate,
+     * the in-flight writer probe and the idle probe again, and advances.
      *
      * @param ring the ring
      * @return the outcome; errors with the database failure for anything but a busy serializer or an uncommitted
      *     writer in the next slot
      */
     public Mono<RotateOutcome> rotate(Ring ring) {
+        String ringProbe = "SELECT " + schema.function(SqlFunction.RING_PROBE) + "($1, $2, $3)";
+        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, ringProbe,
+                        row -> Optional.ofNullable(row.get(0, Long[].class)), lockTimeoutMillis + "ms",
+                        schema.ringKey(ring), idleProbeSql(ring)))
+                .flatMap(probe -> probe.map(values -> idleProbe(ring, values))
+                        .filter(IdleProbe::idle)
+                        .map(idle -> Mono.just(skippedIdle(idle.state())))
+                        .orElseGet(() -> rotateInTransaction(ring)));
+    }
+
+    private Mono<RotateOutcome> rotateInTransaction(Ring ring) {
         return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
                         .then(RingReads.tryLockSerializer(c, schema, ring))
                         .flatMap(locked -> RingReads.state(c, schema, ring).flatMap(state -> {
@@ -67,13 +82,17 @@ public final class Rotator {
             if (!blockers.isEmpty()) {
                 return Mono.just(new RotateOutcome.SkippedBusy(next, blockers));
             }
-            RingCursor cursor = state.cursor();
             return probeInflightWriters(c, ring, next)
-                    .then(ringIsIdle(c, ring, cursor.slot(), next))
-                    .flatMap(idle -> idle
-                            ? Mono.just(new RotateOutcome.SkippedIdle(cursor.slot(), cursor.generation()))
-                            : advance(c, ring, cursor.generation() + 1, next));
+                    .then(idleProbe(c, ring))
+                    // Under the serializer no rotation commits meanwhile: the probe reads the same cursor.
+                    .flatMap(probe -> probe.idle()
+                            ? Mono.just(skippedIdle(probe.state()))
+                            : advance(c, ring, state.cursor().generation() + 1, next));
         });
+    }
+
+    private static RotateOutcome skippedIdle(RingReads.RingState state) {
+        return new RotateOutcome.SkippedIdle(state.cursor().slot(), state.cursor().generation());
     }
 
     /** Busy gate: one blocker per non-empty family child of the next slot. */
@@ -106,26 +125,54 @@ public final class Rotator {
                         error -> new EarlyExit(busy(next, RotationBlocker.INFLIGHT_WRITES), error));
     }
 
-    /**
-     * Idle gate: every parent of the ring is empty, so prune has reclaimed every slot holding rows, and the current
-     * slot holds no dead rows that a rotation into an already reclaimed next slot would let prune truncate. Without
-     * the second part a lease ring whose jobs all end between two ticks (each lease deleted before the tick looks)
-     * would never rotate, and its one slot would keep every deleted lease for vacuum to clean.
-     */
-    private Mono<Boolean> ringIsIdle(Connection c, Ring ring, int current, int next) {
-        String empty = Schema.families(ring).stream()
-                .map(family -> "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")")
-                .collect(Collectors.joining(" AND "));
-        String sql = "SELECT " + empty + " AND NOT (" + storageBytes(ring, current) + " > 0 AND "
-                + storageBytes(ring, next) + " = 0)";
-        return Db.queryOne(c, sql, row -> Db.get(row, 0, Boolean.class));
+    /** The idle probe's answer: the ring's cursor and slot count, and whether the ring is idle. */
+    private record IdleProbe(RingReads.RingState state, boolean idle) {
     }
 
-    /** The bytes of a slot's family children (a truncated or never written child has none). */
-    private String storageBytes(Ring ring, int slot) {
+    /**
+     * Idle gate, in one statement that also reads the cursor: every parent of the ring is empty, so prune has
+     * reclaimed every slot holding rows, and the current slot holds no dead rows that a rotation into an already
+     * reclaimed next slot would let prune truncate. Without the second part a lease ring whose jobs all end between two
+     * ticks (each lease deleted before the tick looks) would never rotate, and its one slot would keep every deleted
+     * lease for vacuum to clean. One bigint[]: generation, slot, slot count, empty (1/0), the current and the next
+     * slot's bytes.
+     */
+    private String idleProbeSql(Ring ring) {
+        String empty = Schema.families(ring).stream()
+                .map(this::isEmpty)
+                .collect(Collectors.joining(" AND "));
+        return "SELECT ARRAY[r.generation, r.slot, s.slot_count, (" + empty + ")::int, " + storageBytes(ring, "r.slot")
+                + ", " + storageBytes(ring, "(r.slot + 1) % s.slot_count") + "] FROM (" + schema.cursorQuery(ring)
+                + ") r CROSS JOIN " + schema.ringState(ring) + " s";
+    }
+
+    private Mono<IdleProbe> idleProbe(Connection c, Ring ring) {
+        return Db.queryOne(c, idleProbeSql(ring), row -> idleProbe(ring, row.get(0, Long[].class)));
+    }
+
+    private static IdleProbe idleProbe(Ring ring, Long[] values) {
+        RingReads.RingState state = new RingReads.RingState(new RingCursor(ring, values[1].intValue(), values[0]),
+                values[2].intValue());
+        return new IdleProbe(state, values[3] == 1 && !(values[4] > 0 && values[5] == 0));
+    }
+
+    /**
+     * Whether a family holds no row. Every family but the leases only grows until truncated, so its first row is found
+     * at once; the leases parent may hold many deleted leases before a live one, so its tallies (schema step 6, equal
+     * to its rows) answer instead.
+     */
+    private String isEmpty(Table family) {
+        return family == Table.LEASES
+                ? "(SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES) + ") = 0"
+                : "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")";
+    }
+
+    /** The bytes of a slot's family children (a truncated or never written child has none); the slot is SQL. */
+    private String storageBytes(Ring ring, String slot) {
         return Schema.families(ring).stream()
-                .map(family -> "pg_relation_size(" + Schema.literal(schema.child(family, slot)) + ")")
-                .collect(Collectors.joining(" + ", "(", ")"));
+                .map(family -> "pg_relation_size(format('%I.%I', " + Schema.literal(schema.name()) + ", '"
+                        + family.sqlName() + "_' || " + slot + ")::regclass)")
+                .collect(Collectors.joining(" + ", "(", ")::bigint"));
     }
 
     /** Compare-and-swap on the ledger's generation key: a concurrent writer bypassing the serializer loses. */

@@ -48,14 +48,14 @@ public record Schema(String name) {
     /**
      * A schema-qualified ring child: the statement's lock footprint is that child, whatever plan is cached.
      *
-     * @param family a ring family
+     * @param family a ring family or a tally
      * @param slot the slot
      * @return {@code "schema".family_slot}
-     * @throws IllegalArgumentException when the table is not a ring family
+     * @throws IllegalArgumentException when the table is neither a ring family nor a tally
      */
     public String child(Table family, int slot) {
-        if (family.ring() == null) {
-            throw new IllegalArgumentException(family.sqlName() + " is not a ring family");
+        if (!partitionedPerSlot(family)) {
+            throw new IllegalArgumentException(family.sqlName() + " is not partitioned per slot");
         }
         return qualified(family.sqlName() + '_' + slot);
     }
@@ -123,6 +123,32 @@ public record Schema(String name) {
      */
     public static List<Table> families(Ring ring) {
         return Arrays.stream(Table.values()).filter(table -> table.ring() == ring).toList();
+    }
+
+    /**
+     * Whether a table is list-partitioned per slot of a ring: a ring family or a tally.
+     *
+     * @param table the table
+     * @return true for {@link #families(Ring)} and {@link #tallies(Ring)} of any ring
+     */
+    public static boolean partitionedPerSlot(Table table) {
+        return table.ring() != null || Arrays.stream(Ring.values()).anyMatch(ring -> tallies(ring).contains(table));
+    }
+
+    /**
+     * The tallies (schema step 6) partitioned per slot of a ring: prune locks and truncates a slot's tally child with
+     * its families. A slot's tallies are written only with rows of its families, so they need no place in the
+     * rotation gates.
+     *
+     * @param ring the ring
+     * @return the tally tables
+     */
+    public static List<Table> tallies(Ring ring) {
+        return switch (ring) {
+            case QUEUE -> List.of();
+            case LEASE -> List.of(Table.LEASE_TALLIES);
+            case CLAIM -> List.of(Table.CLAIM_TALLIES);
+        };
     }
 
     /**

@@ -34,7 +34,8 @@ public final class SchemaSteps {
             "V2__schema_version_checksums.sql",
             "V3__complete_attempts.sql",
             "V4__claim_in_one_statement.sql",
-            "V5__lean_claim.sql");
+            "V5__lean_claim.sql",
+            "V6__prune_tallies.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

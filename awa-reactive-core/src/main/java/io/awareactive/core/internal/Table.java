@@ -29,6 +29,16 @@ public enum Table {
     LEASE_CLAIMS("lease_claims", Ring.CLAIM),
     /** Claim ring family: one immutable closure per ended attempt. */
     LEASE_CLAIM_CLOSURES("lease_claim_closures", Ring.CLAIM),
+    /**
+     * Lease tallies (schema step 6), partitioned per lease slot but not a family: leases inserted minus deleted, per
+     * lease slot, ready slot and backend, written by triggers in the transaction that writes the leases.
+     */
+    LEASE_TALLIES("lease_tallies", null),
+    /**
+     * Claim tallies (schema step 6), partitioned per claim slot but not a family: receipts (opened) and closures
+     * (closed), per claim slot, ready slot and backend, written by triggers in the transaction that writes them.
+     */
+    CLAIM_TALLIES("claim_tallies", null),
     /** Per-queue settings (enqueue shard count). */
     QUEUE_META("queue_meta", null),
     /** One row per lane, naming its enqueue and claim sequences. */

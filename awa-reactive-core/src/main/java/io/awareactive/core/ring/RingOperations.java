@@ -59,9 +59,10 @@ public interface RingOperations {
     Mono<Void> verifyInstalled();
 
     /**
-     * Rotates a ring once, in one short transaction: the ring serializer (try-lock, never waiting), a busy gate on
-     * the next slot, an in-flight-writer probe, an idle gate, and a compare-and-swap append to the ledger.
-     * Concurrent rotations never produce a duplicate or skipped generation.
+     * Rotates a ring once. An idle ring is answered by one read-only statement (lock timeout, serializer try-lock and
+     * idle probe in one server-side call) that writes nothing; otherwise one short transaction: the ring serializer
+     * (try-lock, never waiting), a busy gate on the next slot, an in-flight-writer probe, an idle gate, and a
+     * compare-and-swap append to the ledger. Concurrent rotations never produce a duplicate or skipped generation.
      *
      * @param ring the ring
      * @return {@link RotateOutcome.Rotated}, {@link RotateOutcome.SkippedBusy} or {@link RotateOutcome.SkippedIdle};
@@ -77,10 +78,12 @@ public interface RingOperations {
      * takes is bounded and nothing leaks into a pooled connection. Then: the ring serializer (a try-lock that never
      * waits; held elsewhere → {@link PruneOutcome.Blocked} with {@link BlockedCause#SERIALIZER_BUSY}), the target
      * from the ledger and slot count (none → {@link PruneOutcome.Noop}), the slot row {@code FOR UPDATE}, the
-     * live-work gates (→ {@link PruneOutcome.SkippedActive}), the child locks (queue: {@code ready_segments_k} timed,
-     * the other children {@code NOWAIT}; lease: {@code leases_k} timed; claim: {@code lease_claims_k} timed,
-     * {@code lease_claim_closures_k} {@code NOWAIT}), the gates again, the count hand-off (queue) and one
-     * {@code TRUNCATE} of the slot's children → {@link PruneOutcome.Pruned} with lock, truncate and commit times.
+     * live-work gates (→ {@link PruneOutcome.SkippedActive}; they read tallies and per-lane index probes, never the
+     * slot's rows), the child locks (queue: {@code ready_segments_k} timed, the other children {@code NOWAIT}; lease:
+     * {@code leases_k} and {@code lease_tallies_k} timed; claim: {@code lease_claims_k} timed,
+     * {@code lease_claim_closures_k} and {@code claim_tallies_k} {@code NOWAIT}), the gates again, the count hand-off
+     * (queue) and one {@code TRUNCATE} of the slot's children and tallies → {@link PruneOutcome.Pruned} with lock,
+     * truncate and commit times.
      *
      * <p>SQLSTATE 55P03 rolls back, releasing every lock taken, → {@link PruneOutcome.Blocked} with
      * {@link BlockedCause#NOWAIT} at a {@code NOWAIT} step and {@link BlockedCause#LOCK_TIMEOUT} elsewhere; any other

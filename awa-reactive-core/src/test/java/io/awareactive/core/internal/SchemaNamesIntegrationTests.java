@@ -38,7 +38,7 @@ final class SchemaNamesIntegrationTests {
                 rs -> Map.entry(rs.getString(1), rs.getString(2)), name).stream()
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         Map<String, String> named = Arrays.stream(Table.values()).collect(Collectors.toMap(Table::sqlName,
-                table -> table.ring() != null ? "p" : table.sqlName().endsWith("_seq") ? "S" : "r"));
+                table -> Schema.partitionedPerSlot(table) ? "p" : table.sqlName().endsWith("_seq") ? "S" : "r"));
         assertThat(installed).isEqualTo(named);
 
         assertThat(db.query("SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"

@@ -347,6 +347,11 @@ public final class MaintenanceEngine {
 
     private Mono<Void> pruneStep(Ring ring, RingState state, RotateOutcome rotation) {
         if (rotation instanceof RotateOutcome.SkippedIdle idle) {
+            if (idle.generation() == 0) {
+                // A ring that never rotated has no sealed slot, so its prune would answer Noop: skip the transaction.
+                publish(ring, new PruneOutcome.Noop(), List.of());
+                return Mono.empty();
+            }
             RingState.Target done = state.alreadyPruned(idle.slot(), idle.generation());
             if (done != null) {
                 publish(ring, new PruneOutcome.AlreadyPruned(done.slot(), done.generation()), List.of());
@@ -384,12 +389,16 @@ public final class MaintenanceEngine {
     }
 
     private Mono<Void> refreshGauges(Ring ring, RotateOutcome rotation) {
+        if (rotation instanceof RotateOutcome.SkippedIdle idle) {
+            // Idle means every family of the ring is empty: no sealed slot holds rows, and no statement is needed.
+            metrics.cursor(ring, idle.slot(), idle.generation());
+            metrics.sealedSlots(ring, 0);
+            return Mono.empty();
+        }
         return step(Step.SEALED_SLOTS_REFRESH, () -> {
             Mono<RingCursor> cursor;
             if (rotation instanceof RotateOutcome.Rotated rotated) {
                 cursor = Mono.just(new RingCursor(ring, rotated.slot(), rotated.generation()));
-            } else if (rotation instanceof RotateOutcome.SkippedIdle idle) {
-                cursor = Mono.just(new RingCursor(ring, idle.slot(), idle.generation()));
             } else {
                 cursor = ops.cursor(ring);
             }
