@@ -133,42 +133,6 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.counts("q").block(WAIT).available()).isZero();
     }
 
-    /**
-     * An enqueue in flight moves its lane's enqueue sequence before it commits, so the lane looks busy to its
-     * sequences; a claim passes it without locking its claim head (a row lock would give the claim a transaction id
-     * and a WAL flush at commit for nothing), and claims the job once the enqueue has committed.
-     */
-    @Test
-    void shouldPassALaneWhoseEnqueueIsInFlightWithoutLockingItsClaimHead() throws Exception {
-        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
-        claimOne();
-        // The lane's next claim finds nothing but moves the lagging cursor past the first claim.
-        assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
-        String headLocker = "SELECT xmax::text::bigint FROM {s}.queue_claim_heads WHERE queue = 'q'";
-        long locker = count(headLocker);
-        long priority = count("SELECT priority FROM {s}.queue_lanes WHERE queue = 'q'");
-
-        try (Connection producer = db.openJdbc(); Statement statement = producer.createStatement()) {
-            producer.setAutoCommit(false);
-            long id;
-            try (java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM \"" + schema
-                    + "\".enqueue_lane('q', " + priority + "::smallint, 0, NULL, ARRAY['k'], ARRAY['{}'::jsonb], ARRAY[1],"
-                    + " ARRAY[25], ARRAY[0::bigint])")) {
-                rows.next();
-                id = rows.getLong(1);
-            }
-            assertThat(count("SELECT count(*) FROM {s}.queue_lanes WHERE queue = 'q'"
-                    + " AND pg_sequence_last_value(enqueue_seq) > pg_sequence_last_value(claim_seq)")).isOne();
-
-            assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
-            assertThat(count(headLocker)).isEqualTo(locker);
-
-            producer.commit();
-            assertThat(storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT)).containsExactly(id);
-            assertThat(count(headLocker)).isNotEqualTo(locker);
-        }
-    }
-
     @Test
     void shouldNeitherSkipNorRepeatAJobWhenAClaimIsKilledAfterItMovedTheCursor() throws Exception {
         List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.of("q", "k", "{}")))

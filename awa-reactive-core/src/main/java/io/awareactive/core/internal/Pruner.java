@@ -58,8 +58,7 @@ public final class Pruner {
     private record LockPlan(List<Table> timed, List<Table> nowait) {
         static LockPlan of(Ring ring) {
             return switch (ring) {
-                // Claimers and enqueuers read ready_segments children to find a lane's segments: the child a
-                // prune waits for; the others are taken NOWAIT.
+                // Every claimer scans the ready_segments parent: the one child where NOWAIT would rarely win.
                 case QUEUE -> new LockPlan(List.of(Table.READY_SEGMENTS), List.of(Table.READY_ENTRIES,
                         Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
                         Table.QUEUE_TERMINAL_COUNT_DELTAS));

@@ -1,6 +1,6 @@
--- awa-reactive schema, step 5: the hot path reads ring children by index probes only and scans no ring parent, a
--- claim finds the lane's last claim range in one probe, a lease writes two index entries instead of four, and an
--- enqueue reserves its lane positions in one step and notifies only a lane that had no work.
+-- awa-reactive schema, step 5: the hot path reads ring children by index probes only, a claim finds the lane's last
+-- claim range in one probe, a lease writes two index entries instead of four, and an enqueue reserves its lane
+-- positions in one step and notifies only a lane that had no work.
 --
 -- Measured with pgbench on the SQL of step 4 (no JVM), a claim spent about a fifth of its time in
 -- claim_range_end_<k>: it looked for the range covering a position by walking the lane's ranges backwards from the
@@ -150,7 +150,9 @@ $fn$;
 
 -- The lane's segment with the smallest end past p_position (its slot, first position, end and generation; o_next
 -- NULL when there is none), found by probing the named children newest slot first (p_slots: queue_slots_newest_first)
--- instead of scanning the ready_segments parent. The answer lies in the oldest slot holding such a segment; the walk
+-- instead of scanning the ready_segments parent, whose every child a queue prune may be locking NOWAIT. enqueue_lane
+-- uses it; the claim keeps step 4's lookup on the parent (measured end to end, a walk per lane on every claim cost
+-- more than the parent's merged probes). The answer lies in the oldest slot holding such a segment; the walk
 -- stops at a slot whose segments of the lane all end at or before p_position, since every older slot's do too. A slot
 -- with no segment of the lane says nothing and is passed.
 CREATE FUNCTION {{schema}}.lane_next_segment(p_queue text, p_priority smallint, p_shard int, p_position bigint,
@@ -194,119 +196,6 @@ BEGIN
     RETURN NULL;
 END
 $fn$;
-
--- claim_jobs_v2 as in step 4, but the lane's next segment is found by lane_next_segment (named children, newest
--- first) instead of a scan of the ready_segments parent, which locked every child and its index on every claim; and
--- a lane with no committed segment past its cursor is passed before its claim head is locked. A row lock gives the
--- claim a transaction id, so a claim that then found nothing still wrote a commit record and waited for a WAL flush;
--- and a lane whose enqueue is still in flight looks busy to its sequences, so every claimer that came by did so.
-CREATE OR REPLACE FUNCTION {{schema}}.claim_jobs_v2(p_queue text, p_max int, p_worker text, p_default_timeout_ms bigint)
-RETURNS TABLE (o_job_id bigint, o_run_lease bigint, o_kind text, o_args text, o_priority smallint,
-    o_attempt int, o_max_attempts int, o_timeout_ms bigint, o_ready_slot int, o_ready_generation bigint,
-    o_lease_slot int, o_claim_slot int, o_enqueue_shard int, o_lane_seq bigint, o_deadline_at timestamptz)
-LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
-DECLARE
-    v_lane record;
-    v_c bigint;
-    v_next bigint;
-    v_left int := p_max;
-    v_has_segment boolean;
-    v_slot int;
-    v_generation bigint;
-    v_segment_next bigint;
-    v_seqs bigint[];
-    v_ids bigint[];
-    v_kinds text[];
-    v_args jsonb[];
-    v_attempts int[];
-    v_max_attempts int[];
-    v_timeouts bigint[];
-    v_end bigint;
-    v_lease_slot int;
-    v_lease_gen bigint;
-    v_claim_slot int;
-    v_claim_gen bigint;
-    v_queue_slots int[] := queue_slots_newest_first();
-BEGIN
-    SELECT r.slot, r.generation INTO v_lease_slot, v_lease_gen
-    FROM lease_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
-    SELECT r.slot, r.generation INTO v_claim_slot, v_claim_gen
-    FROM claim_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
-    FOR v_lane IN
-        SELECT l.priority, l.enqueue_shard, l.claim_seq FROM queue_lanes l
-        WHERE l.queue = p_queue AND pg_sequence_last_value(l.enqueue_seq) > pg_sequence_last_value(l.claim_seq)
-        ORDER BY l.priority, random()
-    LOOP
-        EXIT WHEN v_left <= 0;
-        -- Before locking the head (a row lock gives the claim a transaction id, so a commit that flushes WAL): a lane
-        -- whose sequences differ only because an enqueue is still in flight has no committed segment past the
-        -- cursor, and is passed without a lock. Passing a lane is always safe; the check is repeated under the lock.
-        v_c := pg_sequence_last_value(v_lane.claim_seq) + 1;
-        CONTINUE WHEN (SELECT s.o_next FROM lane_next_segment(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c,
-                                                              v_queue_slots) s) IS NULL;
-        PERFORM 1 FROM queue_claim_heads h
-        WHERE h.queue = p_queue AND h.priority = v_lane.priority AND h.enqueue_shard = v_lane.enqueue_shard
-        FOR UPDATE SKIP LOCKED;
-        CONTINUE WHEN NOT FOUND;
-        v_c := pg_sequence_last_value(v_lane.claim_seq) + 1;
-        v_has_segment := false;
-        LOOP
-            IF NOT v_has_segment OR v_segment_next <= v_c THEN
-                SELECT s.o_slot, s.o_generation, greatest(v_c, s.o_first), s.o_next
-                INTO v_slot, v_generation, v_c, v_segment_next
-                FROM lane_next_segment(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_queue_slots) s;
-                -- Nothing committed past the cursor: the lane's newest lane_seqs are uncommitted or rolled back.
-                v_has_segment := v_segment_next IS NOT NULL;
-                EXIT WHEN NOT v_has_segment;
-            END IF;
-            EXECUTE format('SELECT %I.%I($1, $2, $3, $4)', {{schema_name}}, 'claim_range_end_' || v_slot)
-            INTO v_next USING p_queue, v_lane.priority, v_lane.enqueue_shard, v_c;
-            EXIT WHEN v_next IS NULL;
-            -- A committed claim spent this range: move past it (forward only, and never past committed work).
-            PERFORM setval(v_lane.claim_seq, v_next - 1)
-            WHERE pg_sequence_last_value(v_lane.claim_seq) < v_next - 1;
-            v_c := v_next;
-        END LOOP;
-        CONTINUE WHEN NOT v_has_segment;
-        EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4, $5)', {{schema_name}}, 'claim_rows_' || v_slot)
-            INTO v_seqs, v_ids, v_kinds, v_args, v_attempts, v_max_attempts, v_timeouts
-            USING p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_left;
-        v_end := coalesce(v_seqs[cardinality(v_seqs)] + 1, v_segment_next);
-        INSERT INTO ready_claim_ranges (ready_slot, queue, priority, enqueue_shard, first_lane_seq, next_lane_seq)
-        VALUES (v_slot, p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_end);
-        CONTINUE WHEN v_seqs IS NULL;
-        v_left := v_left - cardinality(v_seqs);
-        RETURN QUERY
-        WITH taken AS MATERIALIZED (
-            SELECT u.lane_seq, u.job_id, u.kind, u.args, u.attempt, u.max_attempts, u.timeout_ms,
-                nextval('receipt_id_seq') AS receipt_id,
-                clock_timestamp() + coalesce(u.timeout_ms, p_default_timeout_ms) * interval '1 millisecond'
-                    AS deadline_at
-            FROM unnest(v_seqs, v_ids, v_kinds, v_args, v_attempts, v_max_attempts, v_timeouts)
-                AS u (lane_seq, job_id, kind, args, attempt, max_attempts, timeout_ms)
-        ), lease AS (
-            INSERT INTO leases (lease_slot, job_id, run_lease, lease_generation, ready_slot, ready_generation,
-                claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt, max_attempts, worker_id,
-                heartbeat_at, deadline_at, kind)
-            SELECT v_lease_slot, t.job_id, t.receipt_id, v_lease_gen, v_slot, v_generation, v_claim_slot,
-                t.receipt_id, p_queue, v_lane.priority, v_lane.enqueue_shard, t.lane_seq, t.attempt,
-                t.max_attempts, p_worker, clock_timestamp(), t.deadline_at, t.kind
-            FROM taken t
-        ), receipt AS (
-            INSERT INTO lease_claims (claim_slot, receipt_id, claim_generation, job_id, run_lease, ready_slot,
-                ready_generation, lease_slot)
-            SELECT v_claim_slot, t.receipt_id, v_claim_gen, t.job_id, t.receipt_id, v_slot, v_generation,
-                v_lease_slot
-            FROM taken t
-        )
-        SELECT t.job_id, t.receipt_id, t.kind, t.args::text, v_lane.priority, t.attempt, t.max_attempts,
-            t.timeout_ms, v_slot, v_generation, v_lease_slot, v_claim_slot, v_lane.enqueue_shard, t.lane_seq,
-            t.deadline_at
-        FROM taken t ORDER BY t.lane_seq;
-    END LOOP;
-END
-$fn$;
-
 
 -- Immediate enqueue of a batch into one lane (step 1's signature and results). Under the lane lock (held to commit,
 -- so commit order equals lane_seq order, and no other enqueuer moves the lane's sequence meanwhile) the batch's
