@@ -55,20 +55,13 @@ $template$, '@k@', v_slot::text);
         EXECUTE format('ALTER FUNCTION %I.%I(text, smallint, int, bigint, int) SET enable_seqscan = off',
             {{schema_name}}, 'claim_rows_' || v_slot);
         EXECUTE replace($template$
-CREATE FUNCTION {{schema}}.lane_segment_@k@(p_queue text, p_priority smallint, p_shard int, p_position bigint,
-    OUT o_first bigint, OUT o_next bigint, OUT o_generation bigint, OUT o_lane_end bigint)
+CREATE FUNCTION {{schema}}.lane_segment_end_@k@(p_queue text, p_priority smallint, p_shard int)
+RETURNS bigint
 LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off AS $fn$
 BEGIN
-    SELECT s.first_lane_seq, s.next_lane_seq, s.ready_generation INTO o_first, o_next, o_generation
-    FROM ready_segments_@k@ s
-    WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
-      AND s.next_lane_seq > p_position
-    ORDER BY s.next_lane_seq LIMIT 1;
-    IF o_next IS NULL THEN
-        SELECT s.next_lane_seq INTO o_lane_end FROM ready_segments_@k@ s
-        WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
-        ORDER BY s.next_lane_seq DESC LIMIT 1;
-    END IF;
+    RETURN (SELECT s.next_lane_seq FROM ready_segments_@k@ s
+            WHERE s.queue = p_queue AND s.priority = p_priority AND s.enqueue_shard = p_shard
+            ORDER BY s.next_lane_seq DESC LIMIT 1);
 END
 $fn$
 $template$, '@k@', v_slot::text);
@@ -148,38 +141,11 @@ LANGUAGE sql STABLE SET search_path = {{schema}}, pg_temp AS $fn$
           LIMIT (SELECT s.slot_count FROM queue_ring_state s)) r
 $fn$;
 
--- The lane's segment with the smallest end past p_position (its slot, first position, end and generation; o_next
--- NULL when there is none), found by probing the named children newest slot first (p_slots: queue_slots_newest_first)
--- instead of scanning the ready_segments parent, whose every child a queue prune may be locking NOWAIT. enqueue_lane
--- uses it; the claim keeps step 4's lookup on the parent (measured end to end, a walk per lane on every claim cost
--- more than the parent's merged probes). The answer lies in the oldest slot holding such a segment; the walk
--- stops at a slot whose segments of the lane all end at or before p_position, since every older slot's do too. A slot
--- with no segment of the lane says nothing and is passed.
-CREATE FUNCTION {{schema}}.lane_next_segment(p_queue text, p_priority smallint, p_shard int, p_position bigint,
-    p_slots int[], OUT o_slot int, OUT o_first bigint, OUT o_next bigint, OUT o_generation bigint)
-LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
-DECLARE
-    v_k int;
-    v record;
-BEGIN
-    FOREACH v_k IN ARRAY p_slots LOOP
-        EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4)', {{schema_name}}, 'lane_segment_' || v_k)
-            INTO v USING p_queue, p_priority, p_shard, p_position;
-        IF v.o_next IS NOT NULL THEN
-            o_slot := v_k;
-            o_first := v.o_first;
-            o_next := v.o_next;
-            o_generation := v.o_generation;
-        ELSIF v.o_lane_end IS NOT NULL THEN
-            RETURN;
-        END IF;
-    END LOOP;
-END
-$fn$;
-
--- The end of the lane's last committed claim range, or NULL: in the newest slot holding a range of the lane (ranges
--- grow with the slots' generations, as positions do), probing named children newest first.
-CREATE FUNCTION {{schema}}.lane_claimed_end(p_queue text, p_priority smallint, p_shard int, p_slots int[])
+-- The lane's largest segment end (p_family 'segment') or committed claim range end ('range'), or NULL: found in the
+-- newest slot holding one (positions grow with the slots' generations), by probing the named children newest first
+-- (p_slots: queue_slots_newest_first), never the parent, whose every child a queue prune may be locking NOWAIT.
+CREATE FUNCTION {{schema}}.lane_newest_end(p_family text, p_queue text, p_priority smallint, p_shard int,
+    p_slots int[])
 RETURNS bigint
 LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
 DECLARE
@@ -187,7 +153,7 @@ DECLARE
     v_end bigint;
 BEGIN
     FOREACH v_k IN ARRAY p_slots LOOP
-        EXECUTE format('SELECT %I.%I($1, $2, $3)', {{schema_name}}, 'lane_range_end_' || v_k)
+        EXECUTE format('SELECT %I.%I($1, $2, $3)', {{schema_name}}, 'lane_' || p_family || '_end_' || v_k)
             INTO v_end USING p_queue, p_priority, p_shard;
         IF v_end IS NOT NULL THEN
             RETURN v_end;
@@ -229,9 +195,8 @@ BEGIN
     END IF;
     v_slots := queue_slots_newest_first();
     v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
-        lane_claimed_end(p_queue, p_priority, p_shard, v_slots));
-    v_had_work := (SELECT s.o_next FROM lane_next_segment(p_queue, p_priority, p_shard, v_cursor, v_slots) s)
-        IS NOT NULL;
+        lane_newest_end('range', p_queue, p_priority, p_shard, v_slots));
+    v_had_work := coalesce(lane_newest_end('segment', p_queue, p_priority, p_shard, v_slots) > v_cursor, false);
     v_last := setval(v_lane.enqueue_seq, pg_sequence_last_value(v_lane.enqueue_seq) + v_n);
     RETURN QUERY
     WITH cur AS (
