@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario 3, prune cost against rows: reclaiming the storage of N finished jobs. awa-reactive prunes (TRUNCATEs) the
- * queue slot holding them, the claim slot holding their receipts and closures, and the lease slot holding their
- * deleted leases; the baseline DELETEs its N rows (its completion step) and VACUUMs the table. Each step is timed and
+ * queue slot holding them and the lease slot holding their deleted leases (since schema step 7 a job leaves no
+ * receipt or closure in the claim ring); the baseline DELETEs its N rows (its completion step) and VACUUMs the table. Each step is timed and
  * its WAL measured as the difference of {@code pg_current_wal_insert_lsn()} before and after, right after a
  * {@code CHECKPOINT} (so full-page images are included, as for the first change of a page after any checkpoint).
  *
@@ -38,7 +38,7 @@ final class PruneCostScenario implements Scenario {
     }
 
     /**
-     * What reclaiming cost one system: its steps in order (awa-reactive: queue, claim, lease prune; baseline: DELETE,
+     * What reclaiming cost one system: its steps in order (awa-reactive: queue, lease prune; baseline: DELETE,
      * VACUUM), the total, the total without the baseline's DELETE (its completion step), and for awa-reactive the
      * queue prune's phases (gates and count hand-off, lock, truncate, commit; NaN when it did not finish).
      */
@@ -95,9 +95,7 @@ final class PruneCostScenario implements Scenario {
                 report.add(caseName, "queue prune: lock", "ms", awa.queuePhases()[1], Double.NaN);
                 report.add(caseName, "queue prune: truncate", "ms", awa.queuePhases()[2], Double.NaN);
                 report.add(caseName, "queue prune: commit", "ms", awa.queuePhases()[3], Double.NaN);
-                report.add(caseName, "prune claim ring (TRUNCATE 2 children)", "ms", awa.step(1).millis(),
-                        Double.NaN);
-                report.add(caseName, "prune lease ring (TRUNCATE 1 child)", "ms", awa.step(2).millis(), Double.NaN);
+                report.add(caseName, "prune lease ring (TRUNCATE 1 child)", "ms", awa.step(1).millis(), Double.NaN);
             }
             if (baseline != null) {
                 report.add(caseName, "DELETE", "ms", Double.NaN, baseline.step(0).millis());
@@ -160,7 +158,6 @@ final class PruneCostScenario implements Scenario {
         SlotFixture.fill(database, queue.schema(), rows, options.enqueueBatch(), options.claimBatch(),
                 Payload.json(options.payloadBytes()));
         expectRotated(storage.ringOperations().rotate(Ring.QUEUE).block(), Ring.QUEUE);
-        expectRotated(storage.ringOperations().rotate(Ring.CLAIM).block(), Ring.CLAIM);
         // The live backlog goes into the new current queue slot; one job of it runs through the lifecycle so the
         // lease ring holds a live lease when it rotates (an idle ring never rotates) and is then completed.
         queue.enqueue(backlog(context)).block(Duration.ofMinutes(1));
@@ -187,11 +184,10 @@ final class PruneCostScenario implements Scenario {
             } else {
                 throw unexpected(queueOutcome[0], Ring.QUEUE);
             }
-            Cost claimRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.CLAIM).block(), Ring.CLAIM));
             Cost leaseRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.LEASE).block(), Ring.LEASE));
             long after = bytes(database, connection, queue.schema());
-            Cost total = queueRing.plus(claimRing).plus(leaseRing);
-            return new Reclaim(fillSeconds, List.of(queueRing, claimRing, leaseRing), total, before, after, phases);
+            Cost total = queueRing.plus(leaseRing);
+            return new Reclaim(fillSeconds, List.of(queueRing, leaseRing), total, before, after, phases);
         } catch (SQLException e) {
             throw new IllegalStateException("prune-cost awa-reactive failed: " + e.getMessage(), e);
         }

@@ -11,10 +11,10 @@ import java.util.List;
  * Writes, with {@code INSERT ... SELECT}, the rows the lifecycle leaves behind for {@code n} jobs enqueued in batches
  * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and each batch completed together
  * ({@code completeAll}), all while queue slot 0, lease slot 0 and claim slot 0 were current (generation 0), in lane
- * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row, a receipt, a closure and a done row, and a lease inserted
- * then deleted (a dead tuple); per enqueue batch a segment; per claim batch a claim range and a count delta; the
- * lane's sequences at {@code n}. The same columns as the lifecycle's server functions write; schema step 6's
- * triggers tally the receipts, closures and leases as for the lifecycle (one tally update per statement: here a few
+ * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row and a done row, and a lease inserted then deleted (a dead
+ * tuple); per enqueue batch a segment; per claim batch a claim range and a count delta; the lane's sequences at
+ * {@code n}. The same columns as the lifecycle's server functions write since schema step 7 (no receipt, no closure);
+ * schema step 6's triggers tally the leases as for the lifecycle (one tally update per statement: here a few
  * statements, there one per claim and completion). {@code SlotFixtureIntegrationTests} checks that the families
  * hold the same row counts, and the tallies the same sums, as a slot the real lifecycle filled.
  */
@@ -39,21 +39,15 @@ final class SlotFixture {
                 + n + ") + 1, 0 FROM generate_series(0, " + ((n - 1) / enqueueBatch) + ") b");
         sql.add("INSERT INTO " + s + ".leases (lease_slot, job_id, run_lease, lease_generation, ready_slot,"
                 + " ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt,"
-                + " max_attempts, worker_id, heartbeat_at, deadline_at)"
-                + " SELECT 0, g, g, 0, 0, 0, 0, g, 'bench', 2, 0, g, 1, 25, 'bench-worker-0', now(), NULL"
-                + " FROM generate_series(1, " + n + ") g");
-        sql.add("INSERT INTO " + s + ".lease_claims (claim_slot, receipt_id, claim_generation, job_id, run_lease,"
-                + " ready_slot, ready_generation, lease_slot)"
-                + " SELECT 0, g, 0, g, g, 0, 0, 0 FROM generate_series(1, " + n + ") g");
+                + " max_attempts, worker_id, heartbeat_at, deadline_at, kind)"
+                + " SELECT 0, g, g, 0, 0, 0, 0, NULL, 'bench', 2, 0, g, 1, 25, 'bench-worker-0', now(), NULL,"
+                + " 'bench.noop' FROM generate_series(1, " + n + ") g");
         sql.add("INSERT INTO " + s + ".ready_claim_ranges (ready_slot, queue, priority, enqueue_shard,"
                 + " first_lane_seq, next_lane_seq)"
                 + " SELECT 0, 'bench', 2, 0, b * " + claimBatch + " + 1, least((b + 1) * " + claimBatch + ", " + n
                 + ") + 1 FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
-        // Completion: the lease is deleted (the race guard), the receipt closed, a done row and a delta written.
+        // Completion: the lease is deleted (the race guard), a done row and a delta written.
         sql.add("DELETE FROM " + s + ".leases_0");
-        sql.add("INSERT INTO " + s + ".lease_claim_closures (claim_slot, receipt_id, job_id, run_lease, ready_slot,"
-                + " ready_generation, outcome) SELECT 0, g, g, g, 0, 0, 'completed'"
-                + " FROM generate_series(1, " + n + ") g");
         sql.add("INSERT INTO " + s + ".done_entries (ready_slot, job_id, run_lease, ready_generation, queue,"
                 + " priority, kind, state, attempt, error)"
                 + " SELECT 0, g, g, 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One claimed attempt of a job, as returned by {@link QueueStorage#claim(String, int, String)}: the job's data plus
  * the ring coordinates of the attempt, which heartbeat, complete, fail and release use to name the exact rows
- * (the lease's own slot, the receipt's claim slot). Pass it back unchanged. Immutable.
+ * (the lease's own slot). Pass it back unchanged. Immutable.
  *
  * @param id the job id
  * @param queue the queue
@@ -18,11 +18,13 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the attempts allowed
  * @param timeout the job's own per-attempt timeout, or null
  * @param deadline this attempt's hard deadline (claim time + timeout), or null
- * @param runLease the attempt's identity (its receipt id): a late call for an older attempt never matches
+ * @param runLease the attempt's identity (drawn once per claimed job): a late call for an older attempt never
+ *     matches
  * @param readySlot the queue slot of the attempt's ready row
  * @param readyGeneration the queue generation of that slot
  * @param leaseSlot the lease slot of the attempt's lease
- * @param claimSlot the claim slot of the attempt's receipt
+ * @param claimSlot the claim slot current when the attempt was claimed (only attempts claimed before schema step 7
+ *     have a receipt there)
  * @param enqueueShard the lane's enqueue shard
  * @param laneSeq the position in the lane
  */

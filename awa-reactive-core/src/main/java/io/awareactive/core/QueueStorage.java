@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Job lifecycle.</b> {@link #enqueue(JobRequest)} puts a job into the current queue slot (or, with a
  * {@code runAt}, into the deferred table); {@link #claim(String, int, String)} takes a batch in priority order,
- * FIFO within a lane, giving each attempt a lease and a receipt; {@link #heartbeat(Job)} keeps an attempt alive;
+ * FIFO within a lane, giving each attempt a lease; {@link #heartbeat(Job)} keeps an attempt alive;
  * {@link #complete(Job)}, {@link #fail(Job, String)} and {@link #release(Job)} end it; {@link #cancel(long)} cancels
  * a job not yet claimed. <b>Promotion of scheduled jobs, retries with a backoff, and rescue of attempts with a stale
  * heartbeat or a passed deadline happen only while a maintenance engine runs</b> (it drives them through
@@ -243,7 +243,7 @@ public final class QueueStorage {
      * Claims up to {@code maxBatch} jobs of a queue in one statement and one commit: lanes in priority order (1
      * first), FIFO within a lane; a lane being claimed by someone else is skipped, never waited for ({@code SKIP
      * LOCKED} on its claim head), so two claimers never receive the same attempt. Each attempt gets a lease in the
-     * current lease slot and a receipt in the current claim slot. A claimed lane's cursor moves past this claim at
+     * current lease slot, its one row until it ends. A claimed lane's cursor moves past this claim at
      * the lane's next claim (moving it inside this one could skip the jobs if the claim rolled back).
      *
      * @param queue the queue
@@ -292,8 +292,9 @@ public final class QueueStorage {
     }
 
     /**
-     * Completes an attempt: deletes its lease (the race guard), closes its receipt and writes a completed done row
-     * and count delta into the job's original queue slot, in one transaction.
+     * Completes an attempt: deletes its lease (the race guard) and writes a completed done row and count delta into
+     * the job's original queue slot, in one transaction (an attempt claimed before schema step 7 also gets its
+     * receipt closed).
      *
      * @param job the attempt
      * @return {@link AttemptResult#COMPLETED}, or {@link AttemptResult#LOST} when the attempt was no longer live

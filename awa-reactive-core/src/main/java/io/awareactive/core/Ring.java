@@ -11,7 +11,10 @@ public enum Ring {
     QUEUE("ready_slot", 16, 4),
     /** The lease ring (partition key {@code lease_slot}): one mutable lease per running attempt. */
     LEASE("lease_slot", 8, 2),
-    /** The claim ring (partition key {@code claim_slot}): immutable receipts and closures of attempts. */
+    /**
+     * The claim ring (partition key {@code claim_slot}): immutable receipts and closures of attempts claimed before
+     * schema step 7 (later claims write none; the ring is still rotated and pruned so that those are reclaimed).
+     */
     CLAIM("claim_slot", 8, 2);
 
     /** The largest slot count any ring may be installed with. */

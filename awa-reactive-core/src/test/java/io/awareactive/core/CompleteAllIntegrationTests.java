@@ -72,7 +72,7 @@ final class CompleteAllIntegrationTests {
         assertThat(results).hasSize(30).containsOnly(AttemptResult.COMPLETED);
         assertThat(completingTransactions()).isEqualTo(1);
         assertThat(count("done_entries", "state = 'completed'")).isEqualTo(30);
-        assertThat(count("lease_claim_closures", "outcome = 'completed'")).isEqualTo(30);
+        assertThat(count("lease_claims", "true") + count("lease_claim_closures", "true")).isZero();
         assertThat(count("leases", "true")).isZero();
         // One count delta for the batch's one (slot, generation, queue, priority), not one per job.
         assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
@@ -168,12 +168,16 @@ final class CompleteAllIntegrationTests {
             long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)
                     .count();
             assertThat(count("leases", "true")).isZero();
-            // Every receipt has exactly one closure: completed by one batch, or rescued, never both or twice.
-            assertThat(db.queryLong("SELECT count(*) FROM (SELECT receipt_id FROM \"" + schema
-                    + "\".lease_claim_closures GROUP BY receipt_id HAVING count(*) > 1) twice")).isZero();
-            assertThat(count("lease_claim_closures", "outcome = 'completed'")).isEqualTo(completed);
-            assertThat(count("lease_claim_closures", "outcome IN ('completed', 'rescued')")).isEqualTo(60);
-            assertThat(count("done_entries", "state = 'completed'")).isEqualTo(completed);
+            // Every attempt ended exactly once: completed by one batch (one done row) or rescued (ready again as
+            // attempt 2, zero backoff), never both or twice.
+            String s = "\"" + schema + "\".";
+            assertThat(db.queryLong("SELECT count(*) FROM (SELECT job_id FROM " + s + "done_entries GROUP BY job_id"
+                    + " HAVING count(*) > 1) twice")).isZero();
+            assertThat(count("done_entries", "state = 'completed' AND attempt = 1")).isEqualTo(completed);
+            long rescued = count("ready_entries", "attempt = 2");
+            assertThat(completed + rescued).isEqualTo(60);
+            assertThat(db.queryLong("SELECT count(*) FROM " + s + "done_entries d JOIN " + s + "ready_entries r"
+                    + " ON r.job_id = d.job_id AND r.attempt = 2")).isZero();
         }
     }
 

@@ -85,7 +85,7 @@ final class LifecycleIntegrationTests {
     }
 
     @Test
-    void shouldClaimABatchAcrossLanesAndGiveEachAttemptALeaseAndAReceipt() {
+    void shouldClaimABatchAcrossLanesAndGiveEachAttemptALeaseAndNoReceipt() {
         List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.builder("q", "k")
                 .args("{\"i\":" + i + "}").priority(i % 2 == 0 ? 1 : 3).build())).collectList().block(WAIT);
 
@@ -98,9 +98,11 @@ final class LifecycleIntegrationTests {
             assertThat(job.runLease()).isPositive();
             assertThat(job.attempt()).isEqualTo(1);
         });
-        assertThat(count("SELECT count(*) FROM {s}.leases_0")).isEqualTo(6);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claims_0 c JOIN {s}.leases l ON l.run_lease = c.receipt_id"))
-                .isEqualTo(6);
+        // One lease per attempt, keyed by the attempt's run lease; since schema step 7 nothing in the claim ring.
+        assertThat(db.query("SELECT job_id, run_lease FROM " + t("leases_0") + " WHERE receipt_id IS NULL",
+                rs -> rs.getLong(1) + "/" + rs.getLong(2)))
+                .containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.id() + "/" + j.runLease()).toList());
+        assertThat(count("SELECT count(*) FROM {s}.lease_claims")).isZero();
         assertThat(jobs).allSatisfy(job -> assertThat(state(job.id())).isEqualTo(JobState.RUNNING));
     }
 
@@ -128,7 +130,9 @@ final class LifecycleIntegrationTests {
 
         assertThat(state(id)).isEqualTo(JobState.COMPLETED);
         assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 1, 0, 0));
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'completed'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE state = 'completed' AND job_id = " + id
+                + " AND run_lease = " + job.runLease())).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
     }
 
     @Test
@@ -194,8 +198,10 @@ final class LifecycleIntegrationTests {
         assertThat(retrying.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 0, 1, 0));
         assertThat(count("SELECT count(*) FROM {s}.dead_letter_jobs WHERE job_id = " + id
                 + " AND attempts = 3 AND last_error = 'boom 3'")).isEqualTo(1);
-        assertThat(db.query("SELECT outcome FROM " + t("lease_claim_closures") + " ORDER BY receipt_id",
-                rs -> rs.getString(1))).containsExactly("retried", "retried", "failed");
+        // One terminal row, written by the third attempt; no attempt is still leased.
+        assertThat(db.query("SELECT state || '/' || attempt || '/' || run_lease FROM " + t("done_entries")
+                + " WHERE job_id = " + id, rs -> rs.getString(1))).containsExactly("failed/3/" + third.runLease());
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
     }
 
     @Test
@@ -279,15 +285,17 @@ final class LifecycleIntegrationTests {
 
         await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.ringOperations().rescue(10).block(WAIT) == 1);
 
-        assertThat(db.query("SELECT outcome FROM " + t("lease_claim_closures"), rs -> rs.getString(1)))
-                .containsExactly("rescued");
-        long rowsBefore = count("SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
-                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries)");
+        // The stale lease is gone and the job is ready again as its next attempt (zero backoff).
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(db.query("SELECT attempt FROM " + t("ready_entries") + " WHERE job_id = " + id + " ORDER BY lane_seq",
+                rs -> rs.getInt(1))).containsExactly(1, 2);
+        String rows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM {s}.leases)"
+                + " + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM {s}.deferred_jobs)";
+        long rowsBefore = count(rows);
         assertThat(s.complete(stale).block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(s.fail(stale, "late").block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(s.heartbeat(stale).block(WAIT)).isFalse();
-        assertThat(count("SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
-                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries)")).isEqualTo(rowsBefore);
+        assertThat(count(rows)).isEqualTo(rowsBefore);
 
         Job retry = claimOne(s);
         assertThat(retry.id()).isEqualTo(id);

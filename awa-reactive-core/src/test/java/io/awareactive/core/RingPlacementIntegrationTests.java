@@ -61,13 +61,15 @@ final class RingPlacementIntegrationTests {
         assertThat(jobA.readySlot()).isZero();
         assertThat(count("SELECT count(*) FROM {s}.ready_claim_ranges_0")).isEqualTo(1);
         rotated(Ring.LEASE, 1);
-        rotated(Ring.CLAIM, 1);
+        // Since schema step 7 a claim writes nothing into the claim ring: its current slot is empty, so it stays.
+        assertThat(storage.ringOperations().rotate(Ring.CLAIM).block(WAIT))
+                .isInstanceOf(RotateOutcome.SkippedIdle.class);
 
-        // Completion: done row + delta in the job's ORIGINAL ready slot, closure in the receipt's claim slot.
+        // Completion: done row + delta in the job's ORIGINAL ready slot, the lease deleted, no closure.
         assertThat(storage.complete(jobA).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + a)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.queue_terminal_count_deltas_0")).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_0 WHERE job_id = " + a)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
 
         // Retry: deferred, then promoted into the then-current queue slot.
@@ -75,11 +77,11 @@ final class RingPlacementIntegrationTests {
         Job first = claimOne();
         assertThat(first.readySlot()).isEqualTo(1);
         assertThat(first.leaseSlot()).isEqualTo(1);
-        assertThat(first.claimSlot()).isEqualTo(1);
+        assertThat(first.claimSlot()).isZero();
         assertThat(storage.fail(first, "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
         assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + b + " AND attempt = 2"))
                 .isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_1 WHERE outcome = 'retried'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
         rotated(Ring.QUEUE, 2);
         await().atMost(WAIT).until(() -> storage.ringOperations().promote(10).block(WAIT) == 1);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_2 WHERE job_id = " + b)).isEqualTo(2);
@@ -90,24 +92,51 @@ final class RingPlacementIntegrationTests {
         rotated(Ring.QUEUE, 3);
         assertThat(storage.release(second).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_3 WHERE job_id = " + b)).isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_1 WHERE outcome = 'released'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
 
-        // Rescue: a 'rescued' closure in the receipt's slot; the late completion of a rescued or released
+        // Rescue: the lease deleted and the next attempt scheduled; the late completion of a rescued or released
         // attempt writes nothing.
         Job third = claimOne();
         assertThat(third.attempt()).isEqualTo(2);
         db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
         assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures_" + third.claimSlot()
-                + " WHERE outcome = 'rescued' AND receipt_id = " + third.runLease())).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(storage.status(b).block(WAIT).attempt()).isEqualTo(3);
         String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
-                + " {s}.lease_claim_closures) + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM"
+                + " {s}.leases) + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM"
                 + " {s}.deferred_jobs) + (SELECT count(*) FROM {s}.queue_terminal_count_deltas)";
         long before = count(allRows);
         assertThat(storage.complete(third).block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(storage.complete(second).block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(storage.fail(first, "late").block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(count(allRows)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldEnqueueClaimAndCompleteThroughEverySlotOfTheQueueAndLeaseRings() {
+        // Schema step 7 generates, per installation, the CASE branches that call each slot's functions: a branch
+        // calling another slot's function would lose this slot's jobs or leases.
+        int queueSlots = storage.config().slotCount(Ring.QUEUE);
+        int leaseSlots = storage.config().slotCount(Ring.LEASE);
+        for (int k = 0; k < Math.max(queueSlots, leaseSlots); k++) {
+            List<Long> ids = storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}")))
+                    .collectList().block(WAIT);
+            List<Job> jobs = storage.claim("q", 10, "w").collectList().block(WAIT);
+            assertThat(jobs).extracting(Job::id).containsExactlyElementsOf(ids);
+            assertThat(jobs).allSatisfy(job -> {
+                assertThat(job.readySlot()).isEqualTo(storage.ringOperations().cursor(Ring.QUEUE).block(WAIT).slot());
+                assertThat(job.leaseSlot()).isEqualTo(storage.ringOperations().cursor(Ring.LEASE).block(WAIT).slot());
+            });
+            assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+            assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+            for (Ring ring : List.of(Ring.QUEUE, Ring.LEASE)) {
+                if (k + 1 < storage.config().slotCount(ring)) {
+                    assertThat(storage.ringOperations().rotate(ring).block(WAIT))
+                            .isInstanceOf(RotateOutcome.Rotated.class);
+                }
+            }
+        }
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(2L * Math.max(queueSlots, leaseSlots));
     }
 
     @Test
@@ -171,8 +200,9 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.completeAll(next).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(4);
-        assertThat(count("SELECT count(DISTINCT job_id) FROM {s}.lease_claims")).isEqualTo(6);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claims")).isEqualTo(6);
+        // The killed claim left nothing: the only leases are the first claim's, still running.
+        assertThat(db.query("SELECT job_id FROM \"" + schema + "\".leases ORDER BY job_id", rs -> rs.getLong(1)))
+                .containsExactly(ids.get(0), ids.get(1));
     }
 
     @Test

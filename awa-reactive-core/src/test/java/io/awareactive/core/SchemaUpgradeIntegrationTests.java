@@ -273,6 +273,48 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(storage.failedJobs("fragile", 10).collectList().block(WAIT)).isEqualTo(deadLetters);
     }
 
+    @Test
+    void shouldCloseTheReceiptsOfAttemptsClaimedBeforeStep7AndWriteNoneAfterIt() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = storage(schema);
+        for (MigrationScript script : storage.migrationScripts().subList(0, 6)) {
+            runInOneTransaction(script.sql());
+        }
+        String s = "\"" + schema + "\".";
+        List<Long> ids = storage.enqueueAll(reactor.core.publisher.Flux.range(0, 6)
+                .map(i -> JobRequest.of("mail", "k", "{}"))).collectList().block(WAIT);
+        // Claimed by step 6's claim: a lease (with its kind) and a receipt per job.
+        List<Job> before = claimAll(storage, "mail", 3);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isEqualTo(3);
+
+        storage.install().block(WAIT);
+
+        assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
+        assertThat(db.queryLong("SELECT sum(opened - closed) FROM " + s + "claim_tallies")).isEqualTo(3);
+        // Ended after the upgrade, by a batch completion and by a failure: each receipt is closed exactly once.
+        assertThat(storage.completeAll(before.subList(0, 2)).block(WAIT))
+                .containsExactly(AttemptResult.COMPLETED, AttemptResult.COMPLETED);
+        assertThat(storage.fail(before.get(2), "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claim_closures")).isEqualTo(3);
+        assertThat(db.queryLong("SELECT sum(opened - closed) FROM " + s + "claim_tallies")).isZero();
+
+        // Claimed after it: leases only.
+        List<Job> after = claimAll(storage, "mail", 10);
+        assertThat(after).extracting(Job::id).containsExactlyInAnyOrderElementsOf(ids.subList(2, 6));
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isEqualTo(3);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases WHERE receipt_id IS NULL")).isEqualTo(4);
+        assertThat(storage.completeAll(after).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claim_closures")).isEqualTo(3);
+        for (long id : ids) {
+            assertThat(storage.status(id).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
+        }
+
+        // The claim slot that held the receipts is reclaimed once they are all closed.
+        storage.ringOperations().rotate(Ring.CLAIM).block(WAIT);
+        assertThat(storage.ringOperations().prune(Ring.CLAIM).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isZero();
+    }
+
     /** A completion as release 0.1.0 made it: its own {@code end_attempt}. */
     private String completeWithRelease010(String schema, Job job) {
         return db.query("SELECT \"" + schema + "\".end_attempt(?, ?, ?, 'completed', NULL, 0, 1, 0, 1, false)",

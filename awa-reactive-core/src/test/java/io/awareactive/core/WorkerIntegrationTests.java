@@ -80,6 +80,10 @@ final class WorkerIntegrationTests {
         return db.queryLong(sql.replace("{s}", "\"" + schema + "\""));
     }
 
+    private List<Long> longs(String sql) {
+        return db.query(sql.replace("{s}", "\"" + schema + "\""), rs -> rs.getLong(1));
+    }
+
     @Test
     void shouldCompleteSucceedingJobsAndRetryFailingOnesWithinBoundedConcurrency() {
         QueueStorage s = storage(db.connectionFactory(), b -> b.retryBackoffBase(Duration.ZERO));
@@ -100,8 +104,14 @@ final class WorkerIntegrationTests {
         assertThat(maxRunning.get()).isBetween(1, 3);
         assertThat(ids).allSatisfy(id -> assertThat(status(id).state()).isEqualTo(JobState.COMPLETED));
         assertThat(failedOnce).isNotEmpty().allSatisfy(id -> assertThat(status(id).attempt()).isEqualTo(2));
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'retried'"))
-                .isEqualTo(failedOnce.size());
+        // Exactly the failed attempts were retried (re-enqueued as attempt 2, no backoff), and every job ended once.
+        assertThat(longs("SELECT job_id FROM {s}.ready_entries WHERE attempt = 2"))
+                .containsExactlyInAnyOrderElementsOf(failedOnce);
+        assertThat(count("SELECT count(*) FROM {s}.deferred_jobs")).isZero();
+        assertThat(longs("SELECT job_id FROM {s}.done_entries WHERE state = 'completed'"))
+                .containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(longs("SELECT job_id FROM {s}.done_entries WHERE attempt = 2"))
+                .containsExactlyInAnyOrderElementsOf(failedOnce);
     }
 
     @Test
@@ -178,7 +188,11 @@ final class WorkerIntegrationTests {
             assertThat(st.state()).isEqualTo(JobState.AVAILABLE);
             assertThat(st.attempt()).isEqualTo(1);
         });
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures WHERE outcome = 'released'")).isEqualTo(1);
+        // Released once: re-enqueued with its attempt unchanged, no terminal row; no closure since schema step 7.
+        assertThat(count("SELECT count(*) FROM {s}.ready_entries WHERE job_id = " + id + " AND attempt = 1"))
+                .isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
         assertThat(storage.claim("q", 1, "next").single().block(WAIT).attempt()).isEqualTo(1);
     }
@@ -202,7 +216,13 @@ final class WorkerIntegrationTests {
 
         assertThat(cancelled).isTrue();
         assertThat(status(id).state()).isEqualTo(JobState.SCHEDULED);
-        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isEqualTo(1);
+        // Rescue, not the abandoned handler, ended the attempt: one retry scheduled with rescue's error, no lease
+        // and no terminal row left; no closure since schema step 7.
+        assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + id
+                + " AND attempt = 2 AND last_error LIKE 'rescued: %'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
     }
 
     @Test

@@ -164,7 +164,7 @@ final class SoakIntegrationTests {
                         && acknowledged.stream().allMatch(runs::containsKey);
             });
             assertThat(queue.claim("soak", 100, "probe").collectList().block(WAIT)).isEmpty();
-            // The drain clock starts once no work is left: until then live leases and receipts rightly pin slots.
+            // The drain clock starts once no work is left: until then live leases rightly pin slots.
             int loadStopped = events.size();
             Drain.awaitDrained(events, loadStopped, registry, Duration.ofSeconds(60));
 
@@ -180,7 +180,7 @@ final class SoakIntegrationTests {
                             + " failed %d, dead letters %d, kills %d, readers %d, outcomes %s%n", duration,
                     acknowledged.size(), enqueueErrors.get(), runs.size(), totalRuns, totalRuns - runs.size(),
                     counts.completed(), counts.failed(), deadLetters, kills.get(), readers.get(), perRing);
-            for (Ring ring : Ring.values()) {
+            for (Ring ring : Drain.RINGS_WITH_ROWS) {
                 System.out.printf("soak: %s ring drained in %d ticks (allowed %d)%n", ring.label(),
                         Drain.ticksUntilAlreadyPruned(events, loadStopped, ring), Drain.allowedTicks(storage, ring));
             }
@@ -204,10 +204,11 @@ final class SoakIntegrationTests {
                 assertThat(sorted.size()).as("job %d", id).isLessThanOrEqualTo(MAX_ATTEMPTS);
             });
             assertThat(kills.get()).isPositive();
-            for (Ring ring : Ring.values()) {
+            for (Ring ring : Drain.RINGS_WITH_ROWS) {
                 assertThat(Drain.ticksUntilAlreadyPruned(events, loadStopped, ring)).as(ring.label())
                         .isLessThanOrEqualTo(Drain.allowedTicks(storage, ring));
             }
+            Drain.assertClaimRingUnused(db, storage, events, registry);
         } finally {
             load.forEach(Disposable::dispose);
             workers.forEach(worker -> worker.stop(Duration.ofSeconds(5)).onErrorResume(e -> Mono.empty())

@@ -35,7 +35,8 @@ public final class SchemaSteps {
             "V3__complete_attempts.sql",
             "V4__claim_in_one_statement.sql",
             "V5__lean_claim.sql",
-            "V6__prune_tallies.sql");
+            "V6__prune_tallies.sql",
+            "V7__lean_attempts.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

@@ -25,9 +25,9 @@ public enum Table {
     QUEUE_TERMINAL_COUNT_DELTAS("queue_terminal_count_deltas", Ring.QUEUE),
     /** Lease ring family: one mutable lease per running attempt. */
     LEASES("leases", Ring.LEASE),
-    /** Claim ring family: one immutable receipt per claimed attempt. */
+    /** Claim ring family: one immutable receipt per attempt claimed before schema step 7. */
     LEASE_CLAIMS("lease_claims", Ring.CLAIM),
-    /** Claim ring family: one immutable closure per ended attempt. */
+    /** Claim ring family: one immutable closure per ended attempt that has a receipt. */
     LEASE_CLAIM_CLOSURES("lease_claim_closures", Ring.CLAIM),
     /**
      * Lease tallies (schema step 6), partitioned per lease slot but not a family: leases inserted minus deleted, per
@@ -59,7 +59,7 @@ public enum Table {
     SCHEMA_VERSION("awa_reactive_schema_version", null),
     /** Sequence of job ids. */
     JOB_ID_SEQ("job_id_seq", null),
-    /** Sequence of claim receipt ids. */
+    /** Sequence of attempt ids ({@code run_lease}; before schema step 7 also the receipt ids). */
     RECEIPT_ID_SEQ("receipt_id_seq", null);
 
     private final String sqlName;

@@ -38,14 +38,15 @@ final class SchemaStepsUnitTests {
             assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::fileName)
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
-        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5, 6);
-        assertThat(SchemaSteps.latestVersion()).isEqualTo(6);
+        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(SchemaSteps.latestVersion()).isEqualTo(7);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
         assertThat(SchemaSteps.step(3).description()).isEqualTo("complete attempts");
         assertThat(SchemaSteps.step(4).description()).isEqualTo("claim in one statement");
         assertThat(SchemaSteps.step(5).description()).isEqualTo("lean claim");
         assertThat(SchemaSteps.step(6).description()).isEqualTo("prune tallies");
+        assertThat(SchemaSteps.step(7).description()).isEqualTo("lean attempts");
     }
 
     @Test
