@@ -7,6 +7,7 @@ import io.awareactive.core.ring.RotationBlocker;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,9 @@ public final class Rotator {
     private final ConnectionFactory connectionFactory;
     private final Schema schema;
     private final long lockTimeoutMillis;
+    private final String ringProbe;
+    /** Each ring's idle probe, built once: it is sent on every tick. */
+    private final Map<Ring, String> idleProbeSql = new EnumMap<>(Ring.class);
 
     /**
      * Creates a rotator.
@@ -41,6 +45,10 @@ public final class Rotator {
         this.connectionFactory = connectionFactory;
         this.schema = schema;
         this.lockTimeoutMillis = lockTimeoutMillis;
+        this.ringProbe = "SELECT " + schema.function(SqlFunction.RING_PROBE) + "($1, $2, $3)";
+        for (Ring ring : Ring.values()) {
+            idleProbeSql.put(ring, buildIdleProbeSql(ring));
+        }
     }
 
     /**
@@ -54,10 +62,9 @@ public final class Rotator {
      *     writer in the next slot
      */
     public Mono<RotateOutcome> rotate(Ring ring) {
-        String ringProbe = "SELECT " + schema.function(SqlFunction.RING_PROBE) + "($1, $2, $3)";
         return Db.withConnection(connectionFactory, c -> Db.queryOne(c, ringProbe,
                         row -> Optional.ofNullable(row.get(0, Long[].class)), lockTimeoutMillis + "ms",
-                        schema.ringKey(ring), idleProbeSql(ring)))
+                        schema.ringKey(ring), idleProbeSql.get(ring)))
                 .flatMap(probe -> probe.map(values -> idleProbe(ring, values))
                         .filter(IdleProbe::idle)
                         .map(idle -> Mono.just(skippedIdle(idle.state())))
@@ -137,7 +144,7 @@ public final class Rotator {
      * lease for vacuum to clean. One bigint[]: generation, slot, slot count, empty (1/0), the current and the next
      * slot's bytes.
      */
-    private String idleProbeSql(Ring ring) {
+    private String buildIdleProbeSql(Ring ring) {
         String empty = Schema.families(ring).stream()
                 .map(this::isEmpty)
                 .collect(Collectors.joining(" AND "));
@@ -147,7 +154,7 @@ public final class Rotator {
     }
 
     private Mono<IdleProbe> idleProbe(Connection c, Ring ring) {
-        return Db.queryOne(c, idleProbeSql(ring), row -> idleProbe(ring, row.get(0, Long[].class)));
+        return Db.queryOne(c, idleProbeSql.get(ring), row -> idleProbe(ring, row.get(0, Long[].class)));
     }
 
     private static IdleProbe idleProbe(Ring ring, Long[] values) {

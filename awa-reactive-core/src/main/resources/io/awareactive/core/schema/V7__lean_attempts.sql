@@ -22,8 +22,9 @@
 -- per claim. Measured with pgbench (one client, no JVM, pg_stat_statements), a claim of 10 jobs spent about a sixth
 -- of its time there. Here the callers are generated per installation, like the functions they call: a CASE over the
 -- ring's slots whose branches call each slot's function by name, so PL/pgSQL plans every call once per session.
--- Bodies and signatures are otherwise those of step 4 (claim_jobs_v2, less the receipts; complete_attempts) and
--- step 5 (lane_newest_end).
+-- Bodies and signatures are otherwise those of step 4 (claim_jobs_v2, less the receipts; complete_attempts, which
+-- now tells an unknown lease slot by the CASE having no branch for it instead of a query per slot) and step 5
+-- (lane_newest_end).
 -- Placeholders as in step 1.
 
 ALTER TABLE {{schema}}.leases ALTER COLUMN receipt_id DROP NOT NULL;
@@ -313,12 +314,13 @@ BEGIN
         RAISE EXCEPTION 'complete_attempts needs arrays of one length' USING ERRCODE = '22023';
     END IF;
     FOR v_slot IN SELECT DISTINCT s FROM unnest(p_lease_slots) AS s ORDER BY s LOOP
-        IF NOT EXISTS (SELECT 1 FROM lease_ring_slots k WHERE k.slot = v_slot) THEN
-            RAISE EXCEPTION 'lease slot % does not exist', v_slot USING ERRCODE = '22023';
-        END IF;
+        -- The CASE has a branch for every lease slot (its functions never return NULL): no branch, no slot.
         v_completed := CASE v_slot
             @complete_in_lease_slot@
         END;
+        IF v_completed IS NULL THEN
+            RAISE EXCEPTION 'lease slot % does not exist', v_slot USING ERRCODE = '22023';
+        END IF;
         FOREACH v_ord IN ARRAY v_completed LOOP
             v_is_completed[v_ord] := true;
         END LOOP;
