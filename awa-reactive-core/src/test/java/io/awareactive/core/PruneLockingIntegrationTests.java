@@ -22,6 +22,7 @@ import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.R2dbcException;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -32,8 +33,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /** Prune under the transaction-local lock timeout: blocked fast, outwaiting, rollback, serializer, no leak. */
 @AwaPostgresTest
@@ -79,7 +82,7 @@ final class PruneLockingIntegrationTests {
 
     /** Rows of finished work in slot 0 of every ring, so each prune has something real to truncate. */
     private void finishedWorkInSlotZero() {
-        RingRows.Job job = rows.running(0, 0, 1, 1, 0);
+        RingRows.Job job = rows.running(0, 0, 1, 0, 0);
         rows.complete(job);
     }
 
@@ -245,7 +248,7 @@ final class PruneLockingIntegrationTests {
 
     @Test
     void shouldNeverLeakTheLockTimeoutIntoAPooledConnection() throws Exception {
-        String serverDefault = db.query("SHOW lock_timeout", rs -> rs.getString(1)).get(0);
+        String serverDefault = serverDefaultLockTimeout();
         ConnectionPool pool = Fixtures.pool(db, 1);
         try {
             QueueStorage pooled = storageWith(pool, Duration.ofMillis(777));
@@ -272,6 +275,62 @@ final class PruneLockingIntegrationTests {
         } finally {
             pool.dispose();
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void shouldTruncateAChildOnlyWhenItHoldsStorage(boolean rolledBackTombstone) {
+        finishedWorkInSlotZero();
+        if (rolledBackTombstone) {
+            // No row, but pages: storage to reclaim.
+            db.execute("BEGIN; INSERT INTO " + rows.t("ready_tombstones") + " (ready_slot, queue, priority,"
+                    + " enqueue_shard, lane_seq, job_id) VALUES (0, 'q', 2, 0, 1, 1); ROLLBACK");
+        }
+        long readyEntries = rows.filenode("ready_entries_0");
+        long tombstones = rows.filenode("ready_tombstones_0");
+
+        assertThat(prune(storage, Ring.QUEUE)).isInstanceOf(Pruned.class);
+
+        assertThat(rows.filenode("ready_entries_0")).isNotEqualTo(readyEntries);
+        assertThat(rows.filenode("ready_tombstones_0") != tombstones).isEqualTo(rolledBackTombstone);
+        assertThat(db.queryLong("SELECT pg_relation_size('" + rows.t("ready_tombstones_0") + "') + pg_relation_size('"
+                + rows.t("ready_entries_0") + "') + pg_relation_size('" + rows.t("done_entries_0") + "')")).isZero();
+    }
+
+    @Test
+    void shouldGiveUpPromotionAndRescueAtTheLockTimeoutWithoutLeakingIt() throws Exception {
+        String serverDefault = serverDefaultLockTimeout();
+        ConnectionPool pool = Fixtures.pool(db, 1);
+        try {
+            QueueStorage pooled = storageWith(pool, Duration.ofMillis(200));
+            long pid = backendPid(pool);
+            // Each tick is one autocommit statement: without its own lock timeout it would wait here for good.
+            try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+                holder.setAutoCommit(false);
+                statement.execute("LOCK TABLE " + rows.t("deferred_jobs") + ", " + rows.t("leases_0")
+                        + " IN ACCESS EXCLUSIVE MODE");
+
+                assertThat(sqlStateOf(pooled.ringOperations().promote(10))).isEqualTo("55P03");
+                assertThat(sqlStateOf(pooled.ringOperations().rescue(10))).isEqualTo("55P03");
+                holder.rollback();
+            }
+            assertThat(showLockTimeout(pool)).isEqualTo(serverDefault).isNotEqualTo("200ms");
+            assertThat(backendPid(pool)).isEqualTo(pid);
+            assertThat(pooled.ringOperations().promote(10).block(WAIT)).isZero();
+            assertThat(pooled.ringOperations().rescue(10).block(WAIT)).isZero();
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    private static String sqlStateOf(Mono<?> tick) {
+        Throwable error = tick.then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(WAIT);
+        assertThat(error).isInstanceOf(R2dbcException.class);
+        return ((R2dbcException) error).getSqlState();
+    }
+
+    private String serverDefaultLockTimeout() {
+        return db.query("SHOW lock_timeout", rs -> rs.getString(1)).get(0);
     }
 
     private static String showLockTimeout(ConnectionFactory pool) {

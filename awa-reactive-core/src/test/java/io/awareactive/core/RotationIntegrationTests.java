@@ -109,6 +109,33 @@ final class RotationIntegrationTests {
     }
 
     @Test
+    void shouldTakePagesOfRolledBackRowsForWorkUntilPruneReclaimsThem() {
+        doneRow(0, 1);
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
+        assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(1, 1));
+
+        // A rolled-back insert into a sealed slot leaves no row but pages: the idle gate reads sizes, not rows, so
+        // the ring moves on until prune has reclaimed them, then idles again.
+        db.execute("BEGIN; INSERT INTO " + t("done_entries") + " (ready_slot, job_id, run_lease, ready_generation,"
+                + " queue, priority, kind, state, attempt) VALUES (3, 2, 0, 0, 'q', 2, 'k', 'completed', 1); ROLLBACK");
+        assertThat(db.queryLong("SELECT pg_relation_size('" + t("done_entries_3") + "')")).isPositive();
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(2, 2));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(3, 3));
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(0, 4));
+        // Prune takes the oldest sealed slot: 1, then 2, then 3.
+        for (int slot = 1; slot <= 3; slot++) {
+            assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class)
+                    .extracting(outcome -> ((PruneOutcome.Pruned) outcome).slot()).isEqualTo(slot);
+            if (slot < 3) {
+                assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(slot, 4 + slot));
+            }
+        }
+        assertThat(db.queryLong("SELECT pg_relation_size('" + t("done_entries_3") + "')")).isZero();
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(2, 6));
+    }
+
+    @Test
     void shouldRotateAwayFromDeletedLeasesOnlyIntoAReclaimedSlot() {
         // A job that started and ended between two ticks: its lease was inserted and deleted, leaving a dead row.
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);

@@ -79,9 +79,17 @@ public final class Fixtures {
         return "\"" + storage.schema() + "\"." + table;
     }
 
-    /** Appends ledger row (1, 1) directly, so queue slot 0 (generation 0) is the prune target. */
+    /**
+     * Appends ledger row (1, 1) directly, so queue slot 0 (generation 0) is the prune target, and gives that slot a
+     * finished job's done row and count delta, so its prune has storage to truncate (a child without pages is left
+     * alone).
+     */
     static void makeSlotZeroTheTarget(TestDatabase db, QueueStorageConfig storage) {
-        db.execute("INSERT INTO " + t(storage, "queue_ring_rotations") + " (generation, slot) VALUES (1, 1)");
+        db.execute("INSERT INTO " + t(storage, "queue_ring_rotations") + " (generation, slot) VALUES (1, 1)",
+                "INSERT INTO " + t(storage, "done_entries") + " (ready_slot, job_id, run_lease, ready_generation, queue,"
+                        + " priority, kind, state, attempt) VALUES (0, 1, 1, 0, 'q', 2, 'k', 'completed', 1)",
+                "INSERT INTO " + t(storage, "queue_terminal_count_deltas") + " (ready_slot, ready_generation, queue,"
+                        + " priority, state, delta) VALUES (0, 0, 'q', 2, 'completed', 1)");
     }
 
     static long filenode(TestDatabase db, QueueStorageConfig storage, String table) {

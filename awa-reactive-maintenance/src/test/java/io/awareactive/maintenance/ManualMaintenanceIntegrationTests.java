@@ -31,7 +31,7 @@ final class ManualMaintenanceIntegrationTests {
     void shouldPruneTheTargetSlotWhenTheQueueRingTickIsRunOnDemand() {
         QueueStorageConfig storage = Fixtures.installed(db, db.connectionFactory());
         Fixtures.makeSlotZeroTheTarget(db, storage);
-        long filenodeBefore = Fixtures.filenode(db, storage, "ready_entries_0");
+        long filenodeBefore = Fixtures.filenode(db, storage, "done_entries_0");
 
         try (ManualMaintenance maintenance = ManualMaintenance.create(QueueStorage.create(storage))) {
             List<PruneEvent> events = maintenance.run(MaintenanceTask.RING_QUEUE).block(WAIT);
@@ -41,7 +41,7 @@ final class ManualMaintenanceIntegrationTests {
                 assertThat(event.outcome()).isInstanceOf(PruneOutcome.Pruned.class);
                 assertThat(event.at()).isEqualTo(maintenance.clock().instant());
             });
-            assertThat(Fixtures.filenode(db, storage, "ready_entries_0")).isNotEqualTo(filenodeBefore);
+            assertThat(Fixtures.filenode(db, storage, "done_entries_0")).isNotEqualTo(filenodeBefore);
         }
     }
 

@@ -5,6 +5,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
+import java.util.Arrays;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -247,5 +248,28 @@ public final class Db {
     public static Mono<Void> setLocalLockTimeout(Connection connection, long timeoutMillis) {
         return query(connection, "SELECT set_config('lock_timeout', $1, true)", row -> 1, timeoutMillis + "ms")
                 .then();
+    }
+
+    /**
+     * Calls one function in one autocommit statement under a transaction-local lock timeout: the statement is its own
+     * transaction, so a tick needs no {@code BEGIN}, {@code set_config} or {@code COMMIT} of its own. The timeout is
+     * set by a materialised CTE, which runs before the call (the call reads it), and the statement names no table, so
+     * every lock is taken inside the function, under the timeout; it reverts when the statement ends.
+     *
+     * @param connection a connection in autocommit
+     * @param timeoutMillis the timeout in whole milliseconds
+     * @param call the call, for example {@code "s".promote_jobs($1)}; its binds are {@code binds}, and the timeout is
+     *     bound after them
+     * @param mapper maps the one row
+     * @param binds the call's binds
+     * @param <T> the result type
+     * @return the mapped row
+     */
+    public static <T> Mono<T> callUnderLockTimeout(Connection connection, long timeoutMillis, String call,
+            Function<Readable, T> mapper, @Nullable Object... binds) {
+        Object[] all = Arrays.copyOf(binds, binds.length + 1);
+        all[binds.length] = timeoutMillis + "ms";
+        return queryOne(connection, "WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', $" + all.length
+                + ", true)) SELECT " + call + " FROM timeout", mapper, all);
     }
 }

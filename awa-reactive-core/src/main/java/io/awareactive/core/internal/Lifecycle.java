@@ -508,32 +508,31 @@ public final class Lifecycle {
     }
 
     /**
-     * Moves due deferred jobs into the current queue slot, in one transaction under its own transaction-local lock
-     * timeout of max(T, 100 ms).
+     * Moves due deferred jobs into the current queue slot, in one autocommit statement under its own
+     * transaction-local lock timeout of max(T, 100 ms).
      *
      * @param maxJobs the batch size
      * @return how many moved
      */
     public Mono<Integer> promote(int maxJobs) {
-        return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
-                .then(Db.queryOne(c, "SELECT " + schema.function(SqlFunction.PROMOTE_JOBS) + "($1)",
-                        row -> Db.get(row, 0, Integer.class), maxJobs)));
+        return Db.withConnection(factory, c -> Db.callUnderLockTimeout(c, maintenanceTimeoutMillis,
+                schema.function(SqlFunction.PROMOTE_JOBS) + "($1)", row -> Db.get(row, 0, Integer.class), maxJobs));
     }
 
     /**
-     * Retries or fails attempts with a stale heartbeat or a passed deadline, in one transaction under a
+     * Retries or fails attempts with a stale heartbeat or a passed deadline, in one autocommit statement under a
      * transaction-local lock timeout of max(T, 100 ms).
      *
      * @param maxJobs the batch size
      * @return how many were rescued
      */
     public Mono<Integer> rescue(int maxJobs) {
-        String sql = "SELECT " + schema.function(SqlFunction.RESCUE_JOBS) + "($1, $2, $3, $4, $5, $6, $7)";
-        return Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, maintenanceTimeoutMillis)
-                .then(Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class), maxJobs,
-                        config.leaseStaleAfter().toMillis(), (double) config.retryBackoffBase().toMillis(),
-                        config.retryBackoffFactor(), (double) config.retryBackoffMax().toMillis(),
-                        config.retryBackoffJitter(), !config.deadLetterRetention().isZero())));
+        return Db.withConnection(factory, c -> Db.callUnderLockTimeout(c, maintenanceTimeoutMillis,
+                schema.function(SqlFunction.RESCUE_JOBS) + "($1, $2, $3, $4, $5, $6, $7)",
+                row -> Db.get(row, 0, Integer.class), maxJobs, config.leaseStaleAfter().toMillis(),
+                (double) config.retryBackoffBase().toMillis(), config.retryBackoffFactor(),
+                (double) config.retryBackoffMax().toMillis(), config.retryBackoffJitter(),
+                !config.deadLetterRetention().isZero()));
     }
 
     /**

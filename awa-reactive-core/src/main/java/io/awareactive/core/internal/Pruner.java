@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -280,18 +281,40 @@ public final class Pruner {
                 .then();
     }
 
+    /**
+     * Truncates the slot's children that hold storage. A truncate gives each child, its TOAST table and each index a
+     * new file, so a child that has never been written since its last truncate (often the tombstones, or deltas the
+     * rollup already took) is left out: it holds no row, and under {@code ACCESS EXCLUSIVE} none can arrive.
+     */
     private Mono<Void> truncate(Connection c, Ring ring, int k, Attempt attempt) {
         return Mono.defer(() -> {
             long start = System.nanoTime();
-            List<Table> truncated = new ArrayList<>(Schema.families(ring));
-            truncated.addAll(Schema.tallies(ring));
-            return Db.execute(c, "TRUNCATE " + children(truncated, k))
+            List<Table> children = new ArrayList<>(Schema.families(ring));
+            children.addAll(Schema.tallies(ring));
+            return withStorage(c, children, k)
+                    .flatMap(written -> written.isEmpty() ? Mono.<Void>empty()
+                            : Db.execute(c, "TRUNCATE " + children(written, k)))
                     .doOnSuccess(done -> {
                         long end = System.nanoTime();
                         attempt.truncateNanos = end - start;
                         attempt.commitStart = end;
                     });
         });
+    }
+
+    /**
+     * The tables whose slot-k child has pages in its table or TOAST table (where rows live), in one statement. Its
+     * indexes are left out: an empty index still has a metapage.
+     */
+    private Mono<List<Table>> withStorage(Connection c, List<Table> tables, int k) {
+        String[] children = tables.stream().map(table -> schema.child(table, k)).toArray(String[]::new);
+        return Db.query(c, "SELECT pg_relation_size(r.oid) + coalesce(pg_relation_size(nullif(r.reltoastrelid, 0)), 0)"
+                        + " FROM unnest($1::text[]::regclass[]) WITH ORDINALITY AS x (child, ord)"
+                        + " JOIN pg_class r ON r.oid = x.child ORDER BY x.ord",
+                        row -> Db.get(row, 0, Long.class), (Object) children)
+                .collectList()
+                .map(sizes -> IntStream.range(0, tables.size()).filter(i -> sizes.get(i) > 0)
+                        .mapToObj(tables::get).toList());
     }
 
     private String children(List<Table> families, int k) {

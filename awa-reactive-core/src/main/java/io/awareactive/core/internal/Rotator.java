@@ -137,20 +137,17 @@ public final class Rotator {
     }
 
     /**
-     * Idle gate, in one statement that also reads the cursor: every parent of the ring is empty, so prune has
-     * reclaimed every slot holding rows, and the current slot holds no dead rows that a rotation into an already
+     * Idle gate, in one statement that also reads the cursor: every child of the ring's families is empty, so prune
+     * has reclaimed every slot holding rows, and the current slot holds no dead rows that a rotation into an already
      * reclaimed next slot would let prune truncate. Without the second part a lease ring whose jobs all end between two
      * ticks (each lease deleted before the tick looks) would never rotate, and its one slot would keep every deleted
      * lease for vacuum to clean. One bigint[]: generation, slot, slot count, empty (1/0), the current and the next
      * slot's bytes.
      */
     private String buildIdleProbeSql(Ring ring) {
-        String empty = Schema.families(ring).stream()
-                .map(this::isEmpty)
-                .collect(Collectors.joining(" AND "));
-        return "SELECT ARRAY[r.generation, r.slot, s.slot_count, (" + empty + ")::int, " + storageBytes(ring, "r.slot")
-                + ", " + storageBytes(ring, "(r.slot + 1) % s.slot_count") + "] FROM (" + schema.cursorQuery(ring)
-                + ") r CROSS JOIN " + schema.ringState(ring) + " s";
+        return "SELECT ARRAY[r.generation, r.slot, s.slot_count, (" + isEmpty(ring) + ")::int, "
+                + storageBytes(ring, "r.slot") + ", " + storageBytes(ring, "(r.slot + 1) % s.slot_count") + "] FROM ("
+                + schema.cursorQuery(ring) + ") r CROSS JOIN " + schema.ringState(ring) + " s";
     }
 
     private Mono<IdleProbe> idleProbe(Connection c, Ring ring) {
@@ -164,14 +161,21 @@ public final class Rotator {
     }
 
     /**
-     * Whether a family holds no row. Every family but the leases only grows until truncated, so its first row is found
-     * at once; the leases parent may hold many deleted leases before a live one, so its tallies (schema step 6, equal
-     * to its rows) answer instead.
+     * Whether the ring's families hold no row, without scanning a parent (a scan plans and probes every child, each
+     * tick). Rows are appended to every family but the leases and leave only with a truncate, so a family's children
+     * hold none exactly when they have no pages: the children's sizes answer, from the catalog. A child with pages but
+     * only rolled-back rows counts as not empty, which costs one rotation and the prune of its slot, never a row. The
+     * leases are deleted one by one, so their tallies (schema step 6, equal to their rows) answer instead.
      */
-    private String isEmpty(Table family) {
-        return family == Table.LEASES
-                ? "(SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES) + ") = 0"
-                : "NOT EXISTS (SELECT 1 FROM " + schema.table(family) + ")";
+    private String isEmpty(Ring ring) {
+        if (ring == Ring.LEASE) {
+            return "(SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES) + ") = 0";
+        }
+        String parents = Schema.families(ring).stream()
+                .map(family -> Schema.literal(schema.table(family)) + "::regclass")
+                .collect(Collectors.joining(", "));
+        return "(SELECT coalesce(sum(pg_relation_size(i.inhrelid)), 0) FROM pg_inherits i WHERE i.inhparent IN ("
+                + parents + ")) = 0";
     }
 
     /** The bytes of a slot's family children (a truncated or never written child has none); the slot is SQL. */
