@@ -40,7 +40,7 @@ final class SchemaInstallerIntegrationTests {
         Fixtures.installed(db.connectionFactory(), schema);
 
         assertThat(db.query("SELECT version FROM \"" + schema + "\".awa_reactive_schema_version ORDER BY 1",
-                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5, 6, 7);
+                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         for (String family : List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
                 "done_entries", "queue_terminal_count_deltas")) {
             assertThat(childCount(schema, family)).as(family).isEqualTo(4);
@@ -61,6 +61,30 @@ final class SchemaInstallerIntegrationTests {
     }
 
     @Test
+    void shouldSwitchOffAutovacuumOnTheAppendOnlyRingChildrenAndKeepItOnLeasesAndTallies() {
+        String schema = db.newSchemaName();
+        Fixtures.installed(db.connectionFactory(), schema);
+
+        for (String family : List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
+                "done_entries", "queue_terminal_count_deltas", "lease_claims", "lease_claim_closures")) {
+            assertThat(childrenWithReloption(schema, family, "autovacuum_enabled=false")).as(family)
+                    .isEqualTo(childCount(schema, family));
+            assertThat(db.queryLong("SELECT count(*) FILTER (WHERE 'autovacuum_enabled=false' = ANY (t.reloptions))"
+                    + " - count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                    + " JOIN pg_class t ON t.oid = c.reltoastrelid WHERE i.inhparent = ?::regclass",
+                    "\"" + schema + "\"." + family)).as(family + ": every TOAST table").isZero();
+        }
+        for (String family : List.of("leases", "lease_tallies", "claim_tallies")) {
+            assertThat(childrenWithReloption(schema, family, "autovacuum_enabled=false")).as(family).isZero();
+        }
+    }
+
+    private long childrenWithReloption(String schema, String family, String option) {
+        return db.queryLong("SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                + " WHERE i.inhparent = ?::regclass AND ? = ANY (c.reloptions)", "\"" + schema + "\"." + family, option);
+    }
+
+    @Test
     void shouldBeIdempotent() {
         String schema = db.newSchemaName();
         QueueStorage storage = Fixtures.installed(db.connectionFactory(), schema);
@@ -70,7 +94,7 @@ final class SchemaInstallerIntegrationTests {
         storage.verifyInstalled().block(WAIT);
 
         assertThat(tableCount(schema)).isEqualTo(tables);
-        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(7);
+        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(8);
         assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
     }
 
@@ -87,7 +111,7 @@ final class SchemaInstallerIntegrationTests {
                     second.install().subscribeOn(Schedulers.parallel())).block(WAIT);
 
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version"))
-                    .isEqualTo(7);
+                    .isEqualTo(8);
             assertThat(childCount(schema, "ready_entries")).isEqualTo(4);
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
         }

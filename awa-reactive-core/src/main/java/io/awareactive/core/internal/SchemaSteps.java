@@ -36,7 +36,8 @@ public final class SchemaSteps {
             "V4__claim_in_one_statement.sql",
             "V5__lean_claim.sql",
             "V6__prune_tallies.sql",
-            "V7__lean_attempts.sql");
+            "V7__lean_attempts.sql",
+            "V8__append_only_children_without_autovacuum.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");
