@@ -1,6 +1,7 @@
 package io.awareactive.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Logger;
@@ -36,7 +37,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /** Prune under the transaction-local lock timeout: blocked fast, outwaiting, rollback, serializer, no leak. */
 @AwaPostgresTest
@@ -310,8 +310,12 @@ final class PruneLockingIntegrationTests {
                 statement.execute("LOCK TABLE " + rows.t("deferred_jobs") + ", " + rows.t("leases_0")
                         + " IN ACCESS EXCLUSIVE MODE");
 
-                assertThat(sqlStateOf(pooled.ringOperations().promote(10))).isEqualTo("55P03");
-                assertThat(sqlStateOf(pooled.ringOperations().rescue(10))).isEqualTo("55P03");
+                assertThatThrownBy(() -> pooled.ringOperations().promote(10).block(WAIT))
+                        .isInstanceOfSatisfying(R2dbcException.class,
+                                error -> assertThat(error.getSqlState()).isEqualTo("55P03"));
+                assertThatThrownBy(() -> pooled.ringOperations().rescue(10).block(WAIT))
+                        .isInstanceOfSatisfying(R2dbcException.class,
+                                error -> assertThat(error.getSqlState()).isEqualTo("55P03"));
                 holder.rollback();
             }
             assertThat(showLockTimeout(pool)).isEqualTo(serverDefault).isNotEqualTo("200ms");
@@ -321,12 +325,6 @@ final class PruneLockingIntegrationTests {
         } finally {
             pool.dispose();
         }
-    }
-
-    private static String sqlStateOf(Mono<?> tick) {
-        Throwable error = tick.then(Mono.<Throwable>empty()).onErrorResume(Mono::just).block(WAIT);
-        assertThat(error).isInstanceOf(R2dbcException.class);
-        return ((R2dbcException) error).getSqlState();
     }
 
     private String serverDefaultLockTimeout() {
