@@ -6,10 +6,14 @@ import static org.awaitility.Awaitility.await;
 import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.spi.IsolationLevel;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +49,10 @@ final class RingPlacementIntegrationTests {
 
     private Job claimOne() {
         return storage.claim("q", 1, "w").single().block(WAIT);
+    }
+
+    private List<Long> claimIds() {
+        return storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT);
     }
 
     private void rotated(Ring ring, int slot) {
@@ -154,7 +162,7 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.claim("q", 2, "w").map(Job::id).collectList().block(WAIT))
                 .containsExactly(ids.get(2), ids.get(3));
         assertThat(count(cursor)).isEqualTo(2);
-        assertThat(storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT)).containsExactly(ids.get(4));
+        assertThat(claimIds()).containsExactly(ids.get(4));
         assertThat(count(cursor)).isEqualTo(4);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
         assertThat(count(cursor)).isEqualTo(5);
@@ -172,7 +180,7 @@ final class RingPlacementIntegrationTests {
 
         try (Connection killed = db.openJdbc()) {
             killed.setAutoCommit(false);
-            List<Long> claimed = new java.util.ArrayList<>();
+            List<Long> claimed = new ArrayList<>();
             int pid;
             try (Statement statement = killed.createStatement()) {
                 try (java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM \"" + schema
@@ -203,6 +211,132 @@ final class RingPlacementIntegrationTests {
         // The killed claim left nothing: the only leases are the first claim's, still running.
         assertThat(db.query("SELECT job_id FROM \"" + schema + "\".leases ORDER BY job_id", rs -> rs.getLong(1)))
                 .containsExactly(ids.get(0), ids.get(1));
+    }
+
+    @Test
+    void shouldClaimEveryJobOnceInLaneOrderWhenAnOlderSnapshotEnqueuesIntoThePreviousSlot() {
+        // A caller's REPEATABLE READ transaction reads the queue ring's generation from its snapshot, so its enqueue
+        // lands in the previous slot with positions past those a newer enqueue already wrote into the current one.
+        // A rolled-back enqueue leaves a hole before it, so the claim must also find the first segment past a hole
+        // across both slots.
+        long a = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        io.r2dbc.spi.Connection caller = snapshotBeforeTheNextRotation();
+        try {
+            rotated(Ring.QUEUE, 1);
+            long b = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            enqueueAndRollBack();
+            long d = storage.enqueue(caller, JobRequest.of("q", "k", "{}")).block(WAIT);
+            Mono.from(caller.commitTransaction()).block(WAIT);
+            long e = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            assertThat(db.query("SELECT job_id, ready_slot, lane_seq FROM \"" + schema
+                    + "\".ready_entries ORDER BY lane_seq", rs -> List.of(rs.getLong(1), rs.getLong(2), rs.getLong(3))))
+                    .containsExactly(List.of(a, 0L, 1L), List.of(b, 1L, 2L), List.of(d, 0L, 4L), List.of(e, 1L, 5L));
+
+            List<Long> claimed = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                claimed.addAll(claimIds());
+            }
+
+            assertThat(claimed).containsExactly(a, b, d, e);
+        } finally {
+            Mono.from(caller.close()).block(WAIT);
+        }
+    }
+
+    /** A connection in a REPEATABLE READ transaction whose snapshot sees the queue ring's current generation. */
+    private io.r2dbc.spi.Connection snapshotBeforeTheNextRotation() {
+        io.r2dbc.spi.Connection connection = Mono.from(db.connectionFactory().create()).block(WAIT);
+        Mono.from(connection.beginTransaction(IsolationLevel.REPEATABLE_READ)).block(WAIT);
+        execute(connection, "SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations");
+        return connection;
+    }
+
+    private void enqueueAndRollBack() {
+        Mono.usingWhen(Mono.from(db.connectionFactory().create()),
+                c -> Mono.from(c.beginTransaction())
+                        .then(storage.enqueue(c, JobRequest.of("q", "rolled-back", "{}")))
+                        .then(Mono.from(c.rollbackTransaction())),
+                io.r2dbc.spi.Connection::close).block(WAIT);
+    }
+
+    @Test
+    void shouldNotSkipASegmentThatCommittedBetweenTwoProbesOfTheClaimsSegmentLookup() throws Exception {
+        // The lookup probes slot 1, then waits for slot 0; meanwhile a segment commits in slot 1 (position 4) and
+        // then one in slot 0 (position 5, from an older snapshot). The slot 0 probe sees position 5 only, past the
+        // hole at 3: the second pass must find position 4, or the claim's range would spend it.
+        long a = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        assertThat(claimIds()).containsExactly(a);
+        io.r2dbc.spi.Connection older = snapshotBeforeTheNextRotation();
+        io.r2dbc.spi.Connection inSlot1 = Mono.from(db.connectionFactory().create()).block(WAIT);
+        try {
+            rotated(Ring.QUEUE, 1);
+            long b = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            assertThat(claimIds()).containsExactly(b);
+            assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
+            enqueueAndRollBack();
+            Mono.from(inSlot1.beginTransaction()).block(WAIT);
+            long four = storage.enqueue(inSlot1, JobRequest.of("q", "k", "{}")).block(WAIT);
+            execute(older, "LOCK TABLE \"" + schema + "\".ready_segments_0 IN ACCESS EXCLUSIVE MODE");
+
+            CompletableFuture<List<Long>> blocked = storage.claim("q", 10, "w").map(Job::id)
+                    .collectList().subscribeOn(Schedulers.boundedElastic()).toFuture();
+            await().atMost(WAIT).until(() -> count("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = "
+                    + "'{s}.ready_segments_0'::regclass") == 1);
+            Mono.from(inSlot1.commitTransaction()).block(WAIT);
+            long five = storage.enqueue(older, JobRequest.of("q", "k", "{}")).block(WAIT);
+            Mono.from(older.commitTransaction()).block(WAIT);
+
+            assertThat(blocked.get(30, TimeUnit.SECONDS)).containsExactly(four);
+            assertThat(claimIds()).containsExactly(five);
+            assertThat(db.query("SELECT ready_slot, lane_seq FROM \"" + schema + "\".ready_entries WHERE job_id IN ("
+                    + four + ", " + five + ") ORDER BY lane_seq", rs -> List.of(rs.getLong(1), rs.getLong(2))))
+                    .containsExactly(List.of(1L, 4L), List.of(0L, 5L));
+        } finally {
+            Mono.from(older.close()).block(WAIT);
+            Mono.from(inSlot1.close()).block(WAIT);
+        }
+    }
+
+    private static void execute(io.r2dbc.spi.Connection connection, String sql) {
+        Flux.from(connection.createStatement(sql).execute()).concatMap(r -> r.map((row, meta) -> 1)).blockLast(WAIT);
+    }
+
+    @Test
+    void shouldClaimFromTheNewestSlotWithoutLockingAnOlderOneThatAPruneHolds() throws Exception {
+        // The lane's cursor is past slot 0, where a prune would now truncate: the claim must not need slot 0's locks.
+        List<Long> first = storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}")))
+                .collectList().block(WAIT);
+        assertThat(storage.completeAll(storage.claim("q", 10, "w").collectList().block(WAIT)).block(WAIT))
+                .containsOnly(AttemptResult.COMPLETED);
+        assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
+        rotated(Ring.QUEUE, 1);
+        List<Long> second = storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}")))
+                .collectList().block(WAIT);
+        String s = "\"" + schema + "\".";
+
+        try (Connection prune = db.openJdbc(); Connection claimer = db.openJdbc()) {
+            prune.setAutoCommit(false);
+            try (Statement statement = prune.createStatement()) {
+                statement.execute("LOCK TABLE " + s + "ready_entries_0, " + s + "ready_segments_0, " + s
+                        + "ready_claim_ranges_0, " + s + "ready_tombstones_0, " + s + "done_entries_0, " + s
+                        + "queue_terminal_count_deltas_0 IN ACCESS EXCLUSIVE MODE");
+            }
+            List<Long> claimed = new ArrayList<>();
+            try (Statement statement = claimer.createStatement()) {
+                // Fails with 55P03 rather than waiting if the claim asks for any of slot 0's locks.
+                statement.execute("SET lock_timeout = '200ms'");
+                try (java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM " + s
+                        + "claim_jobs_v2('q', 10, 'w', NULL)")) {
+                    while (rows.next()) {
+                        claimed.add(rows.getLong(1));
+                    }
+                }
+            }
+            prune.rollback();
+
+            assertThat(claimed).containsExactlyElementsOf(second);
+            assertThat(first).doesNotContainAnyElementsOf(second);
+        }
     }
 
     @Test
