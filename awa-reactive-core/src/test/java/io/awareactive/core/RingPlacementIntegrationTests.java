@@ -3,6 +3,7 @@ package io.awareactive.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
@@ -238,6 +239,35 @@ final class RingPlacementIntegrationTests {
             }
 
             assertThat(claimed).containsExactly(a, b, d, e);
+        } finally {
+            Mono.from(caller.close()).block(WAIT);
+        }
+    }
+
+    @Test
+    void shouldEnqueueFromASnapshotOlderThanTheWholeRingIntoARecentSlotAndKeepTheRingTurning() {
+        // The snapshot sees generation 0 (slot 0); three rotations and a prune later slot 0 is the pruned next slot.
+        // Writing there would stop the ring (rotation needs the next slot empty) under an outdated generation.
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        assertThat(storage.completeAll(storage.claim("q", 10, "w").collectList().block(WAIT)).block(WAIT))
+                .containsOnly(AttemptResult.COMPLETED);
+        assertThat(claimIds()).isEmpty();
+        io.r2dbc.spi.Connection caller = snapshotBeforeTheNextRotation();
+        try {
+            rotated(Ring.QUEUE, 1);
+            rotated(Ring.QUEUE, 2);
+            rotated(Ring.QUEUE, 3);
+            assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.QUEUE, WAIT))
+                    .isInstanceOfSatisfying(PruneOutcome.Pruned.class, pruned -> assertThat(pruned.slot()).isZero());
+
+            long late = storage.enqueue(caller, JobRequest.of("q", "late", "{}")).block(WAIT);
+            Mono.from(caller.commitTransaction()).block(WAIT);
+
+            // The newest generation the ring has certainly committed, or the one before it.
+            assertThat(db.query("SELECT ready_slot || '/' || ready_generation FROM \"" + schema
+                    + "\".ready_entries WHERE job_id = " + late, rs -> rs.getString(1))).containsAnyOf("2/2", "3/3");
+            rotated(Ring.QUEUE, 0);
+            assertThat(claimIds()).containsExactly(late);
         } finally {
             Mono.from(caller.close()).block(WAIT);
         }

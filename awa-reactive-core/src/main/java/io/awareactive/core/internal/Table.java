@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * {@link Schema#table(Table)} and {@link Schema#child(Table, int)}. Ring families carry their ring and are declared
  * in truncate order ({@link Schema#families(Ring)}). The per-ring ledger, state and slot tables are named by
  * {@link Schema#ledger(Ring)}, {@link Schema#ringState(Ring)} and {@link Schema#ringSlots(Ring)}; each lane's two
- * sequences are created by {@link SqlFunction#CREATE_LANE} and reached through {@link #QUEUE_LANES}.
+ * sequences are created by {@link SqlFunction#CREATE_LANE} and reached through {@link #QUEUE_LANES}; the queue ring's
+ * {@code queue_ring_generation_seq} (schema step 9) is set by a trigger on its ledger and read by {@code enqueue_lane}
+ * only.
  */
 public enum Table {
     /** Queue ring family: one row per ready job. */

@@ -1,5 +1,5 @@
 -- awa-reactive schema, step 9: a claim reads only named ring children, and takes a lane's rows from one slot only
--- while their positions run on without a hole.
+-- while their positions run on without a hole; an enqueue from an old snapshot writes into a recent slot.
 --
 -- A lane's positions are reserved in commit order (enqueue_lane holds the lane's lock until its commit), but the slot
 -- a batch lands in is the queue ring's current slot as the enqueuing transaction's snapshot sees it. A caller's
@@ -27,6 +27,14 @@
 --   probes, and no lock on an older slot.
 -- - claim_jobs_v2 (same signature) skips the lookup when the cursor is past the lane's last reserved position (no
 --   segment can hold it), and otherwise uses both functions; the rest is step 7's claim.
+-- - enqueue_lane (same signature) writes into the ring's current slot as its snapshot sees it, unless that snapshot
+--   is older than the generation before the ring's newest: then into that generation's slot. Up to step 8 a snapshot
+--   older than a whole turn of the ring wrote into whatever slot now has that number, under an outdated generation:
+--   into the pruned next slot, it stopped the ring, since a rotation needs the next slot empty
+--   (RingPlacementIntegrationTests:
+--   shouldEnqueueFromASnapshotOlderThanTheWholeRingIntoARecentSlotAndKeepTheRingTurning).
+--   The ring's newest generation comes from queue_ring_generation_seq, which every rotation sets (a trigger on the
+--   ledger): a sequence is read outside MVCC, so the snapshot's age does not matter.
 -- Placeholders as in step 1.
 
 -- slot_cases(slots, call, terminator, indent): "WHEN <k> THEN <call with %s = k><terminator>" for every slot, as in
@@ -81,10 +89,89 @@ BEGIN
 END
 $fn$
 $template$, '@k@', v_slot::text);
-        EXECUTE format('DROP FUNCTION %I.%I(text, smallint, int, bigint, int)', {{schema_name}}, 'claim_rows_' || v_slot);
+        EXECUTE format('DROP FUNCTION %I.%I(text, smallint, int, bigint, int)', {{schema_name}},
+            'claim_rows_' || v_slot);
     END LOOP;
 END
 $per_slot$;
+
+-- The queue ring's newest generation outside MVCC, for enqueue_lane: every rotation sets it in its own transaction
+-- (a trigger on the ledger), so it is the newest committed generation, or the one past it after a rotation that rolled
+-- back. A sequence, since a transaction's snapshot cannot see rotations committed after it.
+CREATE SEQUENCE {{schema}}.queue_ring_generation_seq MINVALUE 0 START WITH 0;
+SELECT setval('{{schema}}.queue_ring_generation_seq', max(generation)) FROM {{schema}}.queue_ring_rotations;
+
+CREATE FUNCTION {{schema}}.note_queue_generation() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {{schema}}, pg_temp AS $fn$
+BEGIN
+    PERFORM setval('queue_ring_generation_seq', NEW.generation);
+    RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER note_queue_generation AFTER INSERT ON {{schema}}.queue_ring_rotations
+    FOR EACH ROW EXECUTE FUNCTION {{schema}}.note_queue_generation();
+
+-- Immediate enqueue of a batch into one lane, as in step 5, except for the slot it writes to: the ring's current
+-- generation as the transaction's snapshot sees it, or the one before the ring's newest when the snapshot is older.
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue_lane(p_queue text, p_priority smallint, p_shard int,
+    p_job_ids bigint[], p_kinds text[], p_args jsonb[], p_attempts int[], p_max_attempts int[], p_timeouts bigint[])
+RETURNS TABLE (o_ord int, o_job_id bigint)
+LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET plan_cache_mode = force_generic_plan AS $fn$
+DECLARE
+    v_lane record;
+    v_n int := cardinality(p_kinds);
+    v_cursor bigint;
+    v_last bigint;
+    v_slots int[];
+    v_had_work boolean;
+    v_generation bigint;
+BEGIN
+    IF coalesce(v_n, 0) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(lane_key(p_queue, p_priority, p_shard));
+    SELECT l.enqueue_seq, l.claim_seq INTO v_lane FROM queue_lanes l
+    WHERE l.queue = p_queue AND l.priority = p_priority AND l.enqueue_shard = p_shard;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'lane (%, %, %) does not exist', p_queue, p_priority, p_shard
+            USING ERRCODE = 'P0002';
+    END IF;
+    v_slots := queue_slots_newest_first();
+    v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
+        lane_newest_end('range', p_queue, p_priority, p_shard, v_slots));
+    v_had_work := coalesce(lane_newest_end('segment', p_queue, p_priority, p_shard, v_slots) > v_cursor, false);
+    v_last := setval(v_lane.enqueue_seq, pg_sequence_last_value(v_lane.enqueue_seq) + v_n);
+    -- The current generation as this snapshot sees it, unless the snapshot is older than the one before the ring's
+    -- newest (a caller's REPEATABLE READ transaction): queue_ring_generation_seq, set by every rotation outside
+    -- MVCC, is the newest generation committed or, after a rotation that rolled back, the one past it.
+    SELECT greatest(max(r.generation), pg_sequence_last_value('queue_ring_generation_seq') - 1) INTO v_generation
+    FROM (SELECT r.generation FROM queue_ring_rotations r ORDER BY r.generation DESC LIMIT 1) r;
+    RETURN QUERY
+    WITH cur AS (
+        SELECT v_generation AS generation, (v_generation % {{queue_slot_count}})::int AS slot
+    ), jobs AS (
+        SELECT s.ord::int AS ord, v_last - v_n + s.ord AS lane_seq,
+            coalesce(p_job_ids[s.ord], nextval('job_id_seq')) AS job_id
+        FROM generate_series(1, v_n) AS s (ord)
+    ), ins AS (
+        INSERT INTO ready_entries (ready_slot, queue, priority, enqueue_shard, lane_seq, ready_generation,
+            job_id, kind, args, attempt, max_attempts, timeout_ms)
+        SELECT cur.slot, p_queue, p_priority, p_shard, j.lane_seq, cur.generation, j.job_id,
+            p_kinds[j.ord], p_args[j.ord], p_attempts[j.ord], p_max_attempts[j.ord],
+            nullif(p_timeouts[j.ord], 0)
+        FROM jobs j CROSS JOIN cur
+    ), seg AS (
+        INSERT INTO ready_segments (ready_slot, queue, priority, enqueue_shard, first_lane_seq,
+            next_lane_seq, ready_generation)
+        SELECT cur.slot, p_queue, p_priority, p_shard, v_last - v_n + 1, v_last + 1, cur.generation
+        FROM cur
+    )
+    SELECT j.ord, j.job_id FROM jobs j ORDER BY j.ord;
+    IF NOT v_had_work THEN
+        PERFORM pg_notify({{notify_channel}}, p_queue);
+    END IF;
+END
+$fn$;
 
 DO $static_dispatch$
 DECLARE
