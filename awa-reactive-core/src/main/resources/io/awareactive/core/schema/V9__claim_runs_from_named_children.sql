@@ -14,7 +14,7 @@
 --   A hole is a rolled-back reservation or a position held by another slot; the claim stops there, and the lane's
 --   next claim looks the position up again. Tombstoned (cancelled or moved) rows stay in the run, which ends at the
 --   max-th live row: the range spends them, the claim does not return them. o_next is the run's end.
--- - lane_segment_past(queue, priority, shard, position, slots newest first) finds the lane's segment holding the
+-- - lane_segment_past(queue, priority, shard, position, ring generation) finds the lane's segment holding the
 --   position, or else the first one past it, by probing the queue ring's named children (one generated, statically
 --   planned statement per slot), newest slot first, and stops at the segment holding the position (segments are
 --   disjoint, so it is the only answer). Finding only segments past the position (a rolled-back reservation, or a
@@ -177,13 +177,12 @@ DO $static_dispatch$
 DECLARE
     v_queue_slots int[] := ARRAY(SELECT slot FROM {{schema}}.queue_ring_slots ORDER BY slot);
 BEGIN
-    EXECUTE replace(replace($template$
+    EXECUTE replace($template$
 CREATE FUNCTION {{schema}}.lane_segment_past(p_queue text, p_priority smallint, p_shard int, p_position bigint,
-    p_newest_first int[], OUT o_slot int, OUT o_generation bigint, OUT o_first bigint, OUT o_next bigint)
+    p_generation bigint, OUT o_slot int, OUT o_generation bigint, OUT o_first bigint, OUT o_next bigint)
 LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off
     SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
-    v_slots int[] := p_newest_first;
     v_k int;
     v_first bigint;
     v_next bigint;
@@ -194,7 +193,8 @@ BEGIN
         o_generation := NULL;
         o_first := NULL;
         o_next := NULL;
-        FOREACH v_k IN ARRAY v_slots LOOP
+        FOR v_age IN 0 .. {{queue_slot_count}} - 1 LOOP
+            v_k := (p_generation + {{queue_slot_count}} - v_age) % {{queue_slot_count}};
             CASE v_k
                 @segment_past@
             END CASE;
@@ -207,10 +207,9 @@ BEGIN
                 EXIT WHEN v_first <= p_position;
             END IF;
         END LOOP;
+        -- Done with no segment or with the one holding the position. Only segments past the position: probe every
+        -- slot again, each probe seeing all that committed before the segment found.
         EXIT WHEN o_next IS NULL OR o_first <= p_position;
-        -- Only segments past the position: probe every slot again, each probe seeing all that committed before the
-        -- segment found.
-        v_slots := @all_slots@;
     END LOOP;
 END
 $fn$;
@@ -219,8 +218,7 @@ $template$,
             'SELECT s.first_lane_seq, s.next_lane_seq, s.ready_generation INTO v_first, v_next, v_generation'
             || ' FROM ready_segments_%s s WHERE s.queue = p_queue AND s.priority = p_priority'
             || ' AND s.enqueue_shard = p_shard AND s.next_lane_seq > p_position ORDER BY s.next_lane_seq LIMIT 1',
-            ';', 16)),
-        '@all_slots@', format('ARRAY[%s]', array_to_string(v_queue_slots, ', ')));
+            ';', 16));
     EXECUTE replace(replace($template$
 CREATE OR REPLACE FUNCTION {{schema}}.claim_jobs_v2(p_queue text, p_max int, p_worker text, p_default_timeout_ms bigint)
 RETURNS TABLE (o_job_id bigint, o_run_lease bigint, o_kind text, o_args text, o_priority smallint,
@@ -233,7 +231,7 @@ DECLARE
     v_next bigint;
     v_left int := p_max;
     v_has_segment boolean;
-    v_newest_first int[];
+    v_queue_generation bigint;
     v_slot int;
     v_generation bigint;
     v_segment_next bigint;
@@ -270,10 +268,13 @@ BEGIN
                 -- No segment holds a position past the lane's last reserved one.
                 v_has_segment := v_c <= pg_sequence_last_value(v_lane.enqueue_seq);
                 EXIT WHEN NOT v_has_segment;
-                v_newest_first := coalesce(v_newest_first, queue_slots_newest_first());
+                IF v_queue_generation IS NULL THEN
+                    SELECT r.generation INTO v_queue_generation
+                    FROM queue_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
+                END IF;
                 SELECT s.o_slot, s.o_generation, greatest(v_c, s.o_first), s.o_next
                 INTO v_slot, v_generation, v_c, v_segment_next
-                FROM lane_segment_past(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_newest_first) s;
+                FROM lane_segment_past(p_queue, v_lane.priority, v_lane.enqueue_shard, v_c, v_queue_generation) s;
                 -- Nothing committed past the cursor: the lane's newest lane_seqs are uncommitted or rolled back.
                 v_has_segment := v_segment_next IS NOT NULL;
                 EXIT WHEN NOT v_has_segment;
