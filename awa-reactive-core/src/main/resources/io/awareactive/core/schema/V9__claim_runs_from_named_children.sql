@@ -34,7 +34,8 @@
 --   (RingPlacementIntegrationTests:
 --   shouldEnqueueFromASnapshotOlderThanTheWholeRingIntoARecentSlotAndKeepTheRingTurning).
 --   The ring's newest generation comes from queue_ring_generation_seq, which every rotation sets (a trigger on the
---   ledger): a sequence is read outside MVCC, so the snapshot's age does not matter.
+--   ledger): a sequence is read outside MVCC, so the snapshot's age does not matter. The order in which its walks
+--   take the slots is derived from that generation, and queue_slots_newest_first, read only by it, is dropped.
 -- Placeholders as in step 1.
 
 -- slot_cases(slots, call, terminator, indent): "WHEN <k> THEN <call with %s = k><terminator>" for every slot, as in
@@ -57,13 +58,7 @@ CREATE FUNCTION {{schema}}.claim_run_@k@(p_queue text, p_priority smallint, p_sh
     OUT o_max_attempts int[], OUT o_timeouts bigint[], OUT o_next bigint)
 LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off
     SET plan_cache_mode = force_generic_plan AS $fn$
-DECLARE
-    v_tombstoned bigint;
 BEGIN
-    -- Tombstoned rows take positions in the run but give no job: read as many more rows as there are ahead.
-    SELECT count(*) INTO v_tombstoned FROM ready_tombstones_@k@ t
-    WHERE t.ready_slot = @k@ AND t.queue = p_queue AND t.priority = p_priority AND t.enqueue_shard = p_shard
-      AND t.lane_seq >= p_from;
     SELECT array_agg(e.lane_seq ORDER BY e.lane_seq) FILTER (WHERE NOT e.tombstoned),
         array_agg(e.job_id ORDER BY e.lane_seq) FILTER (WHERE NOT e.tombstoned),
         array_agg(e.kind ORDER BY e.lane_seq) FILTER (WHERE NOT e.tombstoned),
@@ -81,7 +76,11 @@ BEGIN
                 FROM ready_entries_@k@ e
                 WHERE e.ready_slot = @k@ AND e.queue = p_queue AND e.priority = p_priority
                   AND e.enqueue_shard = p_shard AND e.lane_seq >= p_from
-                ORDER BY e.lane_seq LIMIT p_max + v_tombstoned) e
+                -- Tombstoned rows take positions in the run but give no job: read as many more as lie ahead.
+                ORDER BY e.lane_seq
+                LIMIT p_max + (SELECT count(*) FROM ready_tombstones_@k@ t
+                               WHERE t.ready_slot = @k@ AND t.queue = p_queue AND t.priority = p_priority
+                                 AND t.enqueue_shard = p_shard AND t.lane_seq >= p_from)) e
           WINDOW w AS (ORDER BY e.lane_seq)) e
     -- Positions only grow along the rows, so the first condition keeps exactly the run up to the first hole; the
     -- second ends it at the p_max-th live row.
@@ -113,6 +112,7 @@ CREATE TRIGGER note_queue_generation AFTER INSERT ON {{schema}}.queue_ring_rotat
 
 -- Immediate enqueue of a batch into one lane, as in step 5, except for the slot it writes to: the ring's current
 -- generation as the transaction's snapshot sees it, or the one before the ring's newest when the snapshot is older.
+-- The slot order its walks take comes from that generation, without a second read of the ledger.
 CREATE OR REPLACE FUNCTION {{schema}}.enqueue_lane(p_queue text, p_priority smallint, p_shard int,
     p_job_ids bigint[], p_kinds text[], p_args jsonb[], p_attempts int[], p_max_attempts int[], p_timeouts bigint[])
 RETURNS TABLE (o_ord int, o_job_id bigint)
@@ -136,16 +136,18 @@ BEGIN
         RAISE EXCEPTION 'lane (%, %, %) does not exist', p_queue, p_priority, p_shard
             USING ERRCODE = 'P0002';
     END IF;
-    v_slots := queue_slots_newest_first();
-    v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
-        lane_newest_end('range', p_queue, p_priority, p_shard, v_slots));
-    v_had_work := coalesce(lane_newest_end('segment', p_queue, p_priority, p_shard, v_slots) > v_cursor, false);
-    v_last := setval(v_lane.enqueue_seq, pg_sequence_last_value(v_lane.enqueue_seq) + v_n);
     -- The current generation as this snapshot sees it, unless the snapshot is older than the one before the ring's
     -- newest (a caller's REPEATABLE READ transaction): queue_ring_generation_seq, set by every rotation outside
     -- MVCC, is the newest generation committed or, after a rotation that rolled back, the one past it.
     SELECT greatest(max(r.generation), pg_sequence_last_value('queue_ring_generation_seq') - 1) INTO v_generation
     FROM (SELECT r.generation FROM queue_ring_rotations r ORDER BY r.generation DESC LIMIT 1) r;
+    -- Its slots newest first, the order in which lane_newest_end walks them.
+    v_slots := ARRAY(SELECT ((v_generation + {{queue_slot_count}} - a) % {{queue_slot_count}})::int
+                     FROM generate_series(0, {{queue_slot_count}} - 1) AS a);
+    v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
+        lane_newest_end('range', p_queue, p_priority, p_shard, v_slots));
+    v_had_work := coalesce(lane_newest_end('segment', p_queue, p_priority, p_shard, v_slots) > v_cursor, false);
+    v_last := setval(v_lane.enqueue_seq, pg_sequence_last_value(v_lane.enqueue_seq) + v_n);
     RETURN QUERY
     WITH cur AS (
         SELECT v_generation AS generation, (v_generation % {{queue_slot_count}})::int AS slot
@@ -172,6 +174,9 @@ BEGIN
     END IF;
 END
 $fn$;
+
+-- Its only caller, enqueue_lane, now derives the slot order from the generation it reads anyway.
+DROP FUNCTION {{schema}}.queue_slots_newest_first();
 
 DO $static_dispatch$
 DECLARE
