@@ -121,6 +121,7 @@ final class BenchContext {
         report.environment("server", database.serverDescription());
         report.environment("database", database.database());
         report.environment("pg_stat_statements", Boolean.toString(database.pgStatStatements()));
+        report.environment("data_directory_mount", DataDirectoryMount.describe(database.dataDirectory()));
         for (Map.Entry<String, String> setting : database.settings().entrySet()) {
             report.environment("pg." + setting.getKey(), setting.getValue());
         }

@@ -245,6 +245,17 @@ final class BenchDatabase implements AutoCloseable {
         return settings;
     }
 
+    /** The server's {@code data_directory}, or {@code null} when this session may not read it. */
+    @Nullable String dataDirectory() {
+        try (Connection connection = jdbc(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT current_setting('data_directory', true)")) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
     /**
      * Reads the work counters (see {@link DatabaseWork}) for a system's schema. The statistics views are fed by each
      * backend at most about once a second, so a reading lags the server by up to a second of work.
