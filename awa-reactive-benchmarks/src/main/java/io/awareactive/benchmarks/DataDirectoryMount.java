@@ -66,9 +66,7 @@ final class DataDirectoryMount {
     }
 
     private static boolean holds(String mountPoint, String path) {
-        if (mountPoint.equals("/")) {
-            return path.startsWith("/");
-        }
-        return path.equals(mountPoint) || path.startsWith(mountPoint + "/");
+        String directory = mountPoint.endsWith("/") ? mountPoint : mountPoint + "/";
+        return path.equals(mountPoint) || path.startsWith(directory);
     }
 }
