@@ -62,8 +62,10 @@ final class AwaQueue implements QueueSystem<Job> {
         this.storage = QueueStorage.create(config);
         String s = "\"" + schema + "\"";
         // The design's worst case (§6.2): a job-by-id read of the ring parents locks every child of both families.
+        // Done rows have no job_id index (schema step 10): they are probed by primary-key prefix in every slot.
         this.parentLookupSql = "SELECT 1 FROM " + s + ".ready_entries WHERE job_id = $1"
-                + " UNION ALL SELECT 1 FROM " + s + ".done_entries WHERE job_id = $1";
+                + " UNION ALL SELECT 1 FROM " + s + ".done_entries WHERE job_id = $1"
+                + " AND ready_slot IN (SELECT slot FROM " + s + ".queue_ring_slots)";
     }
 
     QueueStorage storage() {

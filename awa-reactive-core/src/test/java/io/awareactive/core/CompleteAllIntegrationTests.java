@@ -114,6 +114,42 @@ final class CompleteAllIntegrationTests {
         assertThat(count("done_entries", "state = 'completed'")).isEqualTo(10);
     }
 
+    /**
+     * A batch takes its leases' row locks in (job_id, run_lease) order, whatever order the caller gives: waiting for
+     * its first attempt, it holds none of the others, so two completions sharing attempts cannot deadlock.
+     */
+    @Test
+    void shouldLockABatchsLeasesInJobOrderWhateverTheCallersOrder() throws Exception {
+        List<Job> jobs = new ArrayList<>(enqueueAndClaim(3));
+        jobs.sort(java.util.Comparator.comparingLong(Job::id));
+        String leases = "\"" + schema + "\".leases";
+        try (java.sql.Connection holder = db.openJdbc()) {
+            holder.setAutoCommit(false);
+            try (java.sql.Statement statement = holder.createStatement()) {
+                statement.execute("SELECT 1 FROM " + leases + " WHERE job_id = " + jobs.get(0).id() + " FOR UPDATE");
+            }
+            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage
+                    .completeAll(List.of(jobs.get(2), jobs.get(1), jobs.get(0))).toFuture();
+            await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%complete_attempts%'") == 1);
+
+            try (java.sql.Connection probe = db.openJdbc()) {
+                probe.setAutoCommit(false);
+                try (java.sql.Statement statement = probe.createStatement();
+                        java.sql.ResultSet locked = statement.executeQuery("SELECT count(*) FROM (SELECT 1 FROM "
+                                + leases + " WHERE job_id IN (" + jobs.get(1).id() + ", " + jobs.get(2).id()
+                                + ") FOR UPDATE NOWAIT) l")) {
+                    locked.next();
+                    assertThat(locked.getLong(1)).isEqualTo(2);
+                }
+                probe.rollback();
+            }
+            holder.rollback();
+            assertThat(completion.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                    .containsOnly(AttemptResult.COMPLETED);
+        }
+    }
+
     private static String toArray(List<Job> jobs, java.util.function.Function<Job, Object> field) {
         return jobs.stream().map(field).map(String::valueOf).collect(java.util.stream.Collectors.joining(",", "{",
                 "}"));

@@ -10,6 +10,7 @@ import io.r2dbc.spi.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -133,6 +134,45 @@ final class LifecycleIntegrationTests {
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE state = 'completed' AND job_id = " + id
                 + " AND run_lease = " + job.runLease())).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+    }
+
+    /**
+     * Done rows have no job_id index (schema step 10): a finished job is found in its slot by a probe of the primary
+     * key's prefix (ready_slot, job_id), never by reading the slot's done rows.
+     */
+    @Test
+    void shouldFindAFinishedJobByAPrimaryKeyProbeOfItsSlotsDoneRows() throws Exception {
+        storage.enqueueAll(Flux.range(0, 500).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+        List<Job> jobs = new ArrayList<>();
+        while (jobs.size() < 500) {
+            jobs.addAll(claim(storage, 500));
+        }
+        assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        long id = jobs.get(250).id();
+
+        try (java.sql.Connection jdbc = db.openJdbc()) {
+            jdbc.setAutoCommit(false);
+            try (Statement statement = jdbc.createStatement()) {
+                statement.execute("SET search_path = \"" + schema + "\"");
+                try (java.sql.ResultSet found = statement.executeQuery("SELECT slot, state FROM locate_job(" + id
+                        + ")")) {
+                    assertThat(found.next()).isTrue();
+                    assertThat(found.getInt(1)).isZero();
+                    assertThat(found.getString(2)).isEqualTo("completed");
+                }
+                // This transaction's sequential scans of the child, and scans of its primary key.
+                try (java.sql.ResultSet scans = statement.executeQuery(
+                        "SELECT pg_stat_get_xact_numscans('done_entries_0'::regclass),"
+                                + " pg_stat_get_xact_numscans('done_entries_0_pkey'::regclass)")) {
+                    scans.next();
+                    assertThat(scans.getLong(1)).isZero();
+                    assertThat(scans.getLong(2)).isEqualTo(1);
+                }
+            }
+            jdbc.rollback();
+        }
+        assertThat(count("SELECT count(*) FROM pg_indexes WHERE schemaname = '" + schema
+                + "' AND indexname LIKE 'done_entries%job_id%'")).isZero();
     }
 
     @Test

@@ -38,8 +38,8 @@ final class SchemaStepsUnitTests {
             assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::fileName)
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
-        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
-        assertThat(SchemaSteps.latestVersion()).isEqualTo(9);
+        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        assertThat(SchemaSteps.latestVersion()).isEqualTo(10);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
         assertThat(SchemaSteps.step(3).description()).isEqualTo("complete attempts");
@@ -49,6 +49,7 @@ final class SchemaStepsUnitTests {
         assertThat(SchemaSteps.step(7).description()).isEqualTo("lean attempts");
         assertThat(SchemaSteps.step(8).description()).isEqualTo("append only children without autovacuum");
         assertThat(SchemaSteps.step(9).description()).isEqualTo("claim runs from named children");
+        assertThat(SchemaSteps.step(10).description()).isEqualTo("done rows without job id index");
     }
 
     @Test
