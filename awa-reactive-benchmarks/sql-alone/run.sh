@@ -2,9 +2,10 @@
 # The hot path's SQL alone, without the JVM: ./run.sh SCHEMA STEPS_DIR [SECONDS] [CLIENTS]
 # Installs the step files of STEPS_DIR (e.g. ../../awa-reactive-core/src/main/resources/io/awareactive/core/schema, or a
 # copy of an older commit's) into SCHEMA with 16/8/8 slots, fills 16 lanes of queue 'q' with 20,000 jobs, runs
-# loop.sql with pgbench, and prints the time, buffer reads and WAL per call of the three statements from
-# pg_stat_statements (which the server must load). Needs psql and pgbench on the PATH; PGHOST, PGPORT, PGUSER and
-# PGDATABASE select the server. The placeholders are filled as SchemaSteps fills them; checksums are not computed.
+# loop.sql with pgbench, and prints jobs/s, the WAL per job over the run, and the time, buffer reads and WAL per call
+# of the three statements from pg_stat_statements (which the server must load). Needs psql and pgbench on the PATH;
+# PGHOST, PGPORT, PGUSER and PGDATABASE select the server. The placeholders are filled as SchemaSteps fills them;
+# checksums are not computed. plain.sh runs the same loop on the batched plain queue.
 set -euo pipefail
 schema=$1; steps=$2; seconds=${3:-15}; clients=${4:-1}
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,12 +22,5 @@ psql_q -c "SELECT $schema.create_lane('q', 0::smallint, g) FROM generate_series(
 psql_q -c "DO \$\$BEGIN FOR i IN 1..400 LOOP PERFORM $schema.enqueue_lane('q', 0::smallint, i % 16, NULL,
   array_fill('k'::text, ARRAY[50]), array_fill(('{\"p\":\"' || repeat('x', 240) || '\"}')::jsonb, ARRAY[50]),
   array_fill(1, ARRAY[50]), array_fill(25, ARRAY[50]), array_fill(0::bigint, ARRAY[50])); END LOOP; END\$\$" >/dev/null
-script="$(mktemp)"
-sed "s/SCHEMA\./$schema./g" "$here/loop.sql" > "$script"
-psql_q -c "SELECT pg_stat_statements_reset()" >/dev/null
-pgbench -n -D n=0 -c "$clients" -j "$clients" -T "$seconds" -f "$script" | grep -E 'tps|latency average'
-rm -f "$script"
-psql -X -c "SELECT calls, round((total_exec_time / calls)::numeric, 3) AS ms_per_call,
-  round(shared_blks_hit::numeric / calls, 1) AS buffers, round(wal_bytes / calls) AS wal_bytes,
-  left(regexp_replace(query, '\s+', ' ', 'g'), 60) AS statement
-  FROM pg_stat_statements WHERE toplevel AND query ~ '$schema\.' AND calls > 10 ORDER BY total_exec_time DESC LIMIT 3"
+. "$here/measure.sh"
+measure "$here/loop.sql" "$schema" "$seconds" "$clients"
