@@ -131,7 +131,7 @@ final class CompleteAllIntegrationTests {
             java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage
                     .completeAll(List.of(jobs.get(2), jobs.get(1), jobs.get(0))).toFuture();
             await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%complete_attempts%'") == 1);
+                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%" + schema + "%complete_attempts%'") == 1);
 
             try (java.sql.Connection probe = db.openJdbc()) {
                 probe.setAutoCommit(false);

@@ -442,6 +442,37 @@ final class LifecycleIntegrationTests {
         }
     }
 
+    /**
+     * An enqueue in the caller's REPEATABLE READ transaction sees the lane's claim ranges as of its snapshot, which
+     * can predate the claim that emptied the lane: the lane has no work, so the enqueue must notify, or its job waits
+     * for a worker's poll.
+     */
+    @Test
+    void shouldNotifyAnEnqueueFromAnOlderSnapshotIntoALaneEmptiedSince() throws Exception {
+        try (java.sql.Connection listener = db.openJdbc(); Statement statement = listener.createStatement()) {
+            statement.execute("LISTEN \"awa_jobs_" + schema + "\"");
+            storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+            assertThat(notificationsUpTo(listener, statement, "q")).containsExactly("q");
+
+            Connection caller = Mono.from(db.connectionFactory().create()).block(WAIT);
+            try {
+                Mono.from(caller.beginTransaction(io.r2dbc.spi.IsolationLevel.REPEATABLE_READ)).block(WAIT);
+                // The transaction's snapshot, taken before the lane's job is claimed.
+                Flux.from(caller.createStatement("SELECT 1").execute()).flatMap(r -> r.map((row, meta) -> 1))
+                        .blockLast(WAIT);
+                assertThat(claim(storage, 10)).hasSize(1);
+                storage.enqueue(caller, JobRequest.of("q", "k", "{}")).block(WAIT);
+                Mono.from(caller.commitTransaction()).block(WAIT);
+            } finally {
+                Mono.from(caller.close()).block(WAIT);
+            }
+
+            // Notifications arrive in commit order: one for q would come before this one for the new lane of other.
+            storage.enqueue(JobRequest.of("other", "k", "{}")).block(WAIT);
+            assertThat(notificationsUpTo(listener, statement, "other")).containsExactly("q", "other");
+        }
+    }
+
     /** The payloads the listening connection receives, up to and including the first equal to {@code last}. */
     private static List<String> notificationsUpTo(java.sql.Connection listener, Statement statement, String last) {
         List<String> payloads = new java.util.ArrayList<>();
