@@ -10,7 +10,7 @@
 -- every statement of the function takes a new snapshot, after the lane lock, and nothing changes.
 -- Placeholders as in step 1.
 
--- Step 9's enqueue_lane, with the lane's work read only under READ COMMITTED.
+-- Step 9's enqueue_lane, with the lane's work (and the slot order its probes walk) read only under READ COMMITTED.
 CREATE OR REPLACE FUNCTION {{schema}}.enqueue_lane(p_queue text, p_priority smallint, p_shard int,
     p_job_ids bigint[], p_kinds text[], p_args jsonb[], p_attempts int[], p_max_attempts int[], p_timeouts bigint[])
 RETURNS TABLE (o_ord int, o_job_id bigint)
@@ -39,10 +39,10 @@ BEGIN
     -- MVCC, is the newest generation committed or, after a rotation that rolled back, the one past it.
     SELECT greatest(max(r.generation), pg_sequence_last_value('queue_ring_generation_seq') - 1) INTO v_generation
     FROM (SELECT r.generation FROM queue_ring_rotations r ORDER BY r.generation DESC LIMIT 1) r;
-    -- Its slots newest first, the order in which lane_newest_end walks them.
-    v_slots := ARRAY(SELECT ((v_generation + {{queue_slot_count}} - a) % {{queue_slot_count}})::int
-                     FROM generate_series(0, {{queue_slot_count}} - 1) AS a);
     IF current_setting('transaction_isolation') = 'read committed' THEN
+        -- Its slots newest first, the order in which lane_newest_end walks them.
+        v_slots := ARRAY(SELECT ((v_generation + {{queue_slot_count}} - a) % {{queue_slot_count}})::int
+                         FROM generate_series(0, {{queue_slot_count}} - 1) AS a);
         v_cursor := greatest(pg_sequence_last_value(v_lane.claim_seq) + 1,
             lane_newest_end('range', p_queue, p_priority, p_shard, v_slots));
         v_had_work := coalesce(lane_newest_end('segment', p_queue, p_priority, p_shard, v_slots) > v_cursor, false);

@@ -38,7 +38,8 @@ final class SchemaStepsUnitTests {
             assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::fileName)
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
-        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version)
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         assertThat(SchemaSteps.latestVersion()).isEqualTo(11);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
