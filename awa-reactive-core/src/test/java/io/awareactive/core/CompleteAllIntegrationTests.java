@@ -103,10 +103,13 @@ final class CompleteAllIntegrationTests {
                 statement.execute("SELECT * FROM complete_attempts('" + toArray(batch, Job::leaseSlot)
                         + "', '" + toArray(batch, Job::id) + "', '" + toArray(batch, Job::runLease) + "')");
                 try (java.sql.ResultSet scans = statement.executeQuery(
-                        "SELECT pg_stat_get_xact_numscans('leases_0'::regclass)")) {
+                        "SELECT pg_stat_get_xact_numscans('leases_0'::regclass),"
+                                + " pg_stat_get_xact_tuples_fetched('leases_0_pkey'::regclass)")) {
                     scans.next();
                     // Sequential scans of the child in this transaction.
                     assertThat(scans.getLong(1)).isZero();
+                    // Leases read through the primary key: one per attempt, not the child's 200.
+                    assertThat(scans.getLong(2)).isEqualTo(batch.size());
                 }
             }
             jdbc.commit();
@@ -115,11 +118,12 @@ final class CompleteAllIntegrationTests {
     }
 
     /**
-     * A batch takes its leases' row locks in (job_id, run_lease) order, whatever order the caller gives: waiting for
-     * its first attempt, it holds none of the others, so two completions sharing attempts cannot deadlock.
+     * A batch takes its leases' row locks as it deletes them, in the order of their rows (the claim wrote them in job
+     * order), whatever order the caller gives: waiting for its first attempt, it holds none of the others, so two
+     * completions sharing attempts wait for each other in one direction only.
      */
     @Test
-    void shouldLockABatchsLeasesInJobOrderWhateverTheCallersOrder() throws Exception {
+    void shouldTakeABatchsLeasesInRowOrderWhateverTheCallersOrder() throws Exception {
         List<Job> jobs = new ArrayList<>(enqueueAndClaim(3));
         jobs.sort(java.util.Comparator.comparingLong(Job::id));
         String leases = "\"" + schema + "\".leases";
@@ -148,6 +152,39 @@ final class CompleteAllIntegrationTests {
             assertThat(completion.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
                     .containsOnly(AttemptResult.COMPLETED);
         }
+    }
+
+    /**
+     * A completion reads its leases without locking them, then deletes them: a heartbeat that updated a lease in
+     * between moved it to a new version. The batch's delete waits for the heartbeat and then, depending on the
+     * PostgreSQL minor version, deletes the new version or skips it; a skipped attempt must still be completed, once,
+     * in the same transaction (by the per-attempt path), never reported lost.
+     */
+    @Test
+    void shouldCompleteALeaseAHeartbeatUpdatedWhileTheCompletionWaited() throws Exception {
+        List<Job> jobs = new ArrayList<>(enqueueAndClaim(2));
+        jobs.sort(java.util.Comparator.comparingLong(Job::id));
+        try (java.sql.Connection heartbeat = db.openJdbc()) {
+            heartbeat.setAutoCommit(false);
+            try (java.sql.Statement statement = heartbeat.createStatement()) {
+                assertThat(statement.executeUpdate("UPDATE \"" + schema + "\".leases SET heartbeat_at ="
+                        + " clock_timestamp() WHERE job_id = " + jobs.get(0).id())).isEqualTo(1);
+            }
+            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage.completeAll(jobs)
+                    .toFuture();
+            await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%" + schema + "%complete_attempts%'") == 1);
+
+            heartbeat.commit();
+
+            assertThat(completion.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                    .containsExactly(AttemptResult.COMPLETED, AttemptResult.COMPLETED);
+        }
+        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(2);
+        assertThat(count("leases", "true")).isZero();
+        assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
+                .isEqualTo(2);
+        assertThat(completingTransactions()).isEqualTo(1);
     }
 
     private static String toArray(List<Job> jobs, java.util.function.Function<Job, Object> field) {
