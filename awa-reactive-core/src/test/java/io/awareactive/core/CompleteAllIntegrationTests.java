@@ -132,10 +132,8 @@ final class CompleteAllIntegrationTests {
             try (java.sql.Statement statement = holder.createStatement()) {
                 statement.execute("SELECT 1 FROM " + leases + " WHERE job_id = " + jobs.get(0).id() + " FOR UPDATE");
             }
-            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage
-                    .completeAll(List.of(jobs.get(2), jobs.get(1), jobs.get(0))).toFuture();
-            await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%" + schema + "%complete_attempts%'") == 1);
+            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion =
+                    completionWaitingOnALock(List.of(jobs.get(2), jobs.get(1), jobs.get(0)));
 
             try (java.sql.Connection probe = db.openJdbc()) {
                 probe.setAutoCommit(false);
@@ -170,10 +168,7 @@ final class CompleteAllIntegrationTests {
                 assertThat(statement.executeUpdate("UPDATE \"" + schema + "\".leases SET heartbeat_at ="
                         + " clock_timestamp() WHERE job_id = " + jobs.get(0).id())).isEqualTo(1);
             }
-            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage.completeAll(jobs)
-                    .toFuture();
-            await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
-                    + " WHERE wait_event_type = 'Lock' AND query LIKE '%" + schema + "%complete_attempts%'") == 1);
+            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = completionWaitingOnALock(jobs);
 
             heartbeat.commit();
 
@@ -185,6 +180,14 @@ final class CompleteAllIntegrationTests {
         assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
                 .isEqualTo(2);
         assertThat(completingTransactions()).isEqualTo(1);
+    }
+
+    /** Starts {@code completeAll(jobs)} and returns once its statement waits on a row lock. */
+    private java.util.concurrent.CompletableFuture<List<AttemptResult>> completionWaitingOnALock(List<Job> jobs) {
+        java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage.completeAll(jobs).toFuture();
+        await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
+                + " WHERE wait_event_type = 'Lock' AND query LIKE '%" + schema + "%complete_attempts%'") == 1);
+        return completion;
     }
 
     private static String toArray(List<Job> jobs, java.util.function.Function<Job, Object> field) {
