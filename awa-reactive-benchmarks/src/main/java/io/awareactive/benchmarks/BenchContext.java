@@ -8,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** Everything a scenario needs: options, the database, the output directory, the console, system factories. */
 final class BenchContext {
@@ -21,6 +23,7 @@ final class BenchContext {
     private final BenchDatabase database;
     private final Path out;
     private final PrintStream console;
+    private final Set<Contender> warmedUp = new HashSet<>();
 
     BenchContext(BenchOptions options, BenchDatabase database, Path out, PrintStream console) {
         this.options = options;
@@ -39,6 +42,11 @@ final class BenchContext {
 
     Path out() {
         return out;
+    }
+
+    /** True the first time it is asked for a contender: that contender's code has not yet run in this JVM. */
+    boolean firstRunOf(Contender contender) {
+        return warmedUp.add(contender);
     }
 
     void log(String format, Object... args) {

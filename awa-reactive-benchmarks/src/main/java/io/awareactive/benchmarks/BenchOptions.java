@@ -35,6 +35,9 @@ final class BenchOptions {
                     "measured time of one run (one system, one case), after the warm-up; pinned-horizon pins the"
                             + " middle third (30m: a 10-minute pin, per-minute throughput in per_minute.csv)"),
             new Flag("warmup", "D", "5s", "unmeasured time before each run"),
+            new Flag("jvm-warmup", "D", "30s",
+                    "unmeasured closed loop of each system before its first run in this JVM (its own schema,"
+                            + " maintenance on), so that JIT compilation falls into no measurement; 0 turns it off"),
             new Flag("workers", "N|LIST", "4",
                     "worker loops: claim a batch, complete its jobs, claim again; throughput: a list (4,16,64) is a"
                             + " sweep, each point run for each system; other scenarios use the first number"),
@@ -152,6 +155,7 @@ final class BenchOptions {
             positiveDuration("duration");
         }
         warmup();
+        jvmWarmup();
         workerCounts();
         batchedAcks();
         producers();
@@ -236,6 +240,10 @@ final class BenchOptions {
 
     Duration warmup() {
         return duration("warmup", "5s", true);
+    }
+
+    Duration jvmWarmup() {
+        return duration("jvm-warmup", "30s", true);
     }
 
     /** The first (for most scenarios the only) number of {@code --workers}. */

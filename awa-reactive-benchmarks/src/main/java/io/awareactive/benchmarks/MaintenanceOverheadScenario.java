@@ -84,6 +84,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         Map<String, Map<String, Phase>> phases = new LinkedHashMap<>();
         for (String system : options.systems()) {
             String schema = Scenario.schema(name, system);
+            Run.warmUpJvm(context, Contender.of(system, options.batchedAcks()), options.workers(), schema,
+                    Run.Spec.of("load", options.duration(name), options.lockTimeout(), options.rotateInterval(name)));
             try (QueueSystem<?> queue = context.open(system, schema, 0)) {
                 phases.put(system, measure(context, queue, report));
             } finally {

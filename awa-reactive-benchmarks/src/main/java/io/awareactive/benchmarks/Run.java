@@ -134,6 +134,7 @@ final class Run {
      */
     static Result execute(BenchContext context, Contender contender, int workers, String schema, Spec spec) {
         BenchOptions options = context.options();
+        warmUpJvm(context, contender, workers, schema, spec);
         int extraConnections = spec.lookups() == null ? 0 : spec.lookups().concurrency();
         context.log("%s / %s: %s for %ss (+%ss warm-up)", context.options().scenario() == null ? ""
                 : context.options().scenario().cliName(), contender.name(), spec.caseName(),
@@ -143,6 +144,49 @@ final class Run {
                     spec);
         } finally {
             context.database().dropSchema(schema);
+        }
+    }
+
+    /**
+     * Before a contender's first measured run in this JVM, runs its closed loop unmeasured for {@code --jvm-warmup}
+     * in {@code schema} (dropped afterwards), with the run's maintenance: the JIT compiles the contender's code then,
+     * not during a measurement. Without it, the first contender measured paid the compilation of its own and of the
+     * shared driver, pool and Reactor code inside its measured window, on the cores the server needs.
+     *
+     * @param context the benchmark context
+     * @param contender the system and how it acknowledges
+     * @param workers the worker loops of the run that follows
+     * @param schema the schema of the run that follows
+     * @param spec the run that follows (its maintenance settings)
+     */
+    static void warmUpJvm(BenchContext context, Contender contender, int workers, String schema, Spec spec) {
+        Duration length = context.options().jvmWarmup();
+        if (length.isZero() || !context.firstRunOf(contender)) {
+            return;
+        }
+        context.log("JVM warm-up / %s: %d workers for %ss, not measured", contender.name(), workers,
+                length.toSeconds());
+        try (QueueSystem<?> system = context.open(contender.system(), schema, workers, 0)) {
+            runUnmeasured(system, Workload.Settings.of(context.options(), workers, contender.batchedAcks()), spec,
+                    length);
+        } finally {
+            context.database().dropSchema(schema);
+        }
+    }
+
+    private static <J> void runUnmeasured(QueueSystem<J> system, Workload.Settings settings, Spec spec,
+            Duration length) {
+        system.install().block(Duration.ofMinutes(2));
+        if (spec.maintenance()) {
+            system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
+        }
+        Workload<J> workload = new Workload<>(system, settings);
+        try {
+            workload.start();
+            BenchContext.pause(length);
+        } finally {
+            workload.stop();
+            system.stopMaintenance().block(Duration.ofMinutes(1));
         }
     }
 

@@ -65,6 +65,8 @@ final class BenchOptionsUnitTests {
             BenchOptions options = BenchOptions.parse("throughput");
             assertThat(options.systems()).containsExactly("awa-reactive", "baseline");
             assertThat(options.warmup()).isEqualTo(Duration.ofSeconds(5));
+            assertThat(options.jvmWarmup()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(BenchOptions.parse("1", "--jvm-warmup", "0s").jvmWarmup()).isZero();
             assertThat(options.workers()).isEqualTo(4);
             assertThat(options.producers()).isEqualTo(1);
             assertThat(options.claimBatch()).isEqualTo(10);
@@ -142,6 +144,8 @@ final class BenchOptionsUnitTests {
                     .withMessage("--duration must be a positive duration like 500ms, 30s or 2m, was soon");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--warmup", "-1s"))
                     .withMessage("--warmup must be a duration like 500ms, 30s or 2m, was -1s");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--jvm-warmup", "later"))
+                    .withMessage("--jvm-warmup must be a duration like 500ms, 30s or 2m, was later");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--systems", "pgmq"))
                     .withMessage("--systems must list awa-reactive and/or baseline, was pgmq");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("5", "--count-share", "2"))

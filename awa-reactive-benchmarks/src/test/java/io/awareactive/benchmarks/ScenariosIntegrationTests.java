@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,9 +21,18 @@ import org.junit.jupiter.api.io.TempDir;
 final class ScenariosIntegrationTests {
 
     @Test
-    void shouldMeasureSustainedThroughputOfAwaAndBothBaselinesAtEachPointOfAWorkerSweep(TestDatabase db,
-            @TempDir Path out) throws Exception {
-        Smoke.run(db, out, "throughput", "--workers", "1,2");
+    void shouldMeasureSustainedThroughputOfAwaAndBothBaselinesAtEachPointOfAWorkerSweepAfterOneJvmWarmUpEach(
+            TestDatabase db, @TempDir Path out) throws Exception {
+        String printed = Smoke.run(db, out, "throughput", "--workers", "1,2");
+
+        List<String> lines = printed.lines().toList();
+        for (String contender : List.of("awa-reactive", "baseline-each-ack", "baseline-batched-ack")) {
+            List<Integer> warmUps = indexesOf(lines, "JVM warm-up / " + contender + ": 1 workers");
+            List<Integer> runs = indexesOf(lines, "throughput / " + contender + ": closed loop");
+            assertThat(warmUps).as(contender + "'s JVM warm-ups, once for the whole sweep").hasSize(1);
+            assertThat(runs).as(contender + "'s measured runs").hasSize(2);
+            assertThat(warmUps.get(0)).as("warm-up before " + contender + "'s first run").isLessThan(runs.get(0));
+        }
 
         Path directory = out.resolve("throughput");
         assertThat(Files.readAllLines(directory.resolve("summary.csv")).get(0))
@@ -143,5 +153,10 @@ final class ScenariosIntegrationTests {
         Smoke.saneSummary(directory);
         Smoke.timeSeriesOfBoth(directory);
         Smoke.plots(directory, "throughput.png");
+    }
+
+    private static List<Integer> indexesOf(List<String> lines, String text) {
+        return IntStream.range(0, lines.size()).filter(i -> lines.get(i).contains(text)).boxed()
+                .toList();
     }
 }
