@@ -85,6 +85,17 @@ final class LifecycleIntegrationTests {
         assertThat(claim(storage, 10)).isEmpty();
     }
 
+    /** A claim takes lane after lane (one lane per priority here) and stops at its batch size in the middle of one. */
+    @Test
+    void shouldStopAClaimAtItsBatchSizeAcrossLanes() {
+        storage.enqueueAll(Flux.range(0, 12).map(i -> JobRequest.builder("q", "k").priority(1 + i / 3).build()))
+                .blockLast(WAIT);
+
+        assertThat(claim(storage, 10)).extracting(Job::priority).containsExactly(1, 1, 1, 2, 2, 2, 3, 3, 3, 4);
+        assertThat(claim(storage, 10)).extracting(Job::priority).containsExactly(4, 4);
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(12);
+    }
+
     @Test
     void shouldClaimABatchAcrossLanesAndGiveEachAttemptALeaseAndNoReceipt() {
         List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.builder("q", "k")
@@ -134,6 +145,59 @@ final class LifecycleIntegrationTests {
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE state = 'completed' AND job_id = " + id
                 + " AND run_lease = " + job.runLease())).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+    }
+
+    /**
+     * A ring child's statistics say nothing about what it holds now: analyzed while empty, the ready child still holds
+     * every job enqueued since. A claim reads a lane's run through the primary key and stops at the batch's size:
+     * neither the child nor the rest of the lane (schema step 13's one statement per lane, as step 9's claim_run_k).
+     */
+    @Test
+    void shouldClaimARunByPrimaryKeyProbesWhenTheReadyChildsStatisticsSayItIsEmpty() throws Exception {
+        db.execute("ANALYZE " + t("ready_entries_0") + ", " + t("ready_tombstones_0") + ", "
+                + t("ready_claim_ranges_0"));
+        storage.enqueueAll(Flux.range(0, 500).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+
+        try (java.sql.Connection jdbc = db.openJdbc()) {
+            jdbc.setAutoCommit(false);
+            try (Statement statement = jdbc.createStatement()) {
+                statement.execute("SET search_path = \"" + schema + "\"");
+                try (java.sql.ResultSet claimed = statement.executeQuery(
+                        "SELECT count(*), min(o_ready_slot), max(o_ready_slot) FROM claim_jobs_v2('q', 10, 'w', NULL)")) {
+                    claimed.next();
+                    assertThat(claimed.getLong(1)).isEqualTo(10);
+                    assertThat(claimed.getInt(2)).isZero();
+                    assertThat(claimed.getInt(3)).isZero();
+                }
+                try (java.sql.ResultSet scans = statement.executeQuery(
+                        "SELECT pg_stat_get_xact_numscans('ready_entries_0'::regclass),"
+                                + " pg_stat_get_xact_tuples_fetched('ready_entries_0_pkey'::regclass)")) {
+                    scans.next();
+                    // Sequential scans of the child in this transaction.
+                    assertThat(scans.getLong(1)).isZero();
+                    // Ready rows read through the primary key: the run of 10, not the child's 500.
+                    assertThat(scans.getLong(2)).isEqualTo(10);
+                }
+            }
+            jdbc.commit();
+        }
+        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(10);
+    }
+
+    /**
+     * Producers lock a lane under the key lane_key computes. Schema step 13 made the function inlinable (it was
+     * planned on every call) without changing a key: a producer on the old definition and one on the new would
+     * otherwise not exclude each other.
+     */
+    @Test
+    void shouldKeepEachLanesEnqueueLockKeyAndComputeItInline() {
+        assertThat(count("SELECT count(*) FROM (VALUES ('q', 1, 0), ('q', 2, 3), ('a.b-c_d', 4, 63)) AS v (q, p, s)"
+                + " WHERE {s}.lane_key(q, p::smallint, s) <> hashtextextended('awa-reactive.lane:" + schema
+                + ":' || q || ':' || p || ':' || s, 0)")).isZero();
+
+        String plan = String.join("\n", db.query("EXPLAIN (VERBOSE) SELECT " + t("lane_key")
+                + "(l.queue, l.priority, l.enqueue_shard) FROM " + t("queue_lanes") + " l", rs -> rs.getString(1)));
+        assertThat(plan).contains("hashtextextended(").doesNotContain("lane_key(");
     }
 
     /**

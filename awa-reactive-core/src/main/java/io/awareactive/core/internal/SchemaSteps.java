@@ -41,7 +41,8 @@ public final class SchemaSteps {
             "V9__claim_runs_from_named_children.sql",
             "V10__done_rows_without_job_id_index.sql",
             "V11__notify_enqueues_from_transaction_snapshots.sql",
-            "V12__completions_without_lease_locks.sql");
+            "V12__completions_without_lease_locks.sql",
+            "V13__claims_in_one_statement_per_lane.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");
