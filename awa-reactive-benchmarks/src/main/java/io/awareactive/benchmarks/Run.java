@@ -174,12 +174,17 @@ final class Run {
         }
     }
 
-    private static <J> void runUnmeasured(QueueSystem<J> system, Workload.Settings settings, Spec spec,
-            Duration length) {
+    /** Installs the system's schema and, when the run has maintenance, starts it. */
+    private static void install(QueueSystem<?> system, Spec spec) {
         system.install().block(Duration.ofMinutes(2));
         if (spec.maintenance()) {
             system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
         }
+    }
+
+    private static <J> void runUnmeasured(QueueSystem<J> system, Workload.Settings settings, Spec spec,
+            Duration length) {
+        install(system, spec);
         Workload<J> workload = new Workload<>(system, settings);
         try {
             workload.start();
@@ -193,10 +198,7 @@ final class Run {
     private static <J> Result execute(BenchContext context, QueueSystem<J> system, Contender contender,
             Workload.Settings settings, Spec spec) {
         BenchOptions options = context.options();
-        system.install().block(Duration.ofMinutes(2));
-        if (spec.maintenance()) {
-            system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
-        }
+        install(system, spec);
         Workload<J> workload = new Workload<>(system, settings);
         ContendingReaders readers = null;
         LookupLoad lookups = null;

@@ -156,7 +156,6 @@ final class ScenariosIntegrationTests {
     }
 
     private static List<Integer> indexesOf(List<String> lines, String text) {
-        return IntStream.range(0, lines.size()).filter(i -> lines.get(i).contains(text)).boxed()
-                .toList();
+        return IntStream.range(0, lines.size()).filter(i -> lines.get(i).contains(text)).boxed().toList();
     }
 }

@@ -162,8 +162,8 @@ final class LifecycleIntegrationTests {
             jdbc.setAutoCommit(false);
             try (Statement statement = jdbc.createStatement()) {
                 statement.execute("SET search_path = \"" + schema + "\"");
-                try (java.sql.ResultSet claimed = statement.executeQuery(
-                        "SELECT count(*), min(o_ready_slot), max(o_ready_slot) FROM claim_jobs_v2('q', 10, 'w', NULL)")) {
+                try (java.sql.ResultSet claimed = statement.executeQuery("SELECT count(*), min(o_ready_slot),"
+                        + " max(o_ready_slot) FROM claim_jobs_v2('q', 10, 'w', NULL)")) {
                     claimed.next();
                     assertThat(claimed.getLong(1)).isEqualTo(10);
                     assertThat(claimed.getInt(2)).isZero();
