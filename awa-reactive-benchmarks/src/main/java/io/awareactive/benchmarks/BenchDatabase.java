@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -300,6 +301,39 @@ final class BenchDatabase implements AutoCloseable {
         if (free < needed) {
             throw new IllegalStateException("the server has " + free + " free connections, the run needs " + needed
                     + ": raise max_connections or lower --workers");
+        }
+    }
+
+    /**
+     * Waits {@code wait}, then analyzes and vacuums this database's own system catalogs ({@code pg_catalog}, not the
+     * shared ones), so that a measured window pays for none of the benchmark's own DDL. Installing a system and
+     * dropping the previous run's schema leave thousands of dead rows in {@code pg_attribute}, {@code pg_depend},
+     * {@code pg_class} and their indexes. Left alone, the first statements that read those pages prune them (WAL with
+     * full-page images), and autovacuum vacuums and analyzes those catalogs (the analyses leave dead rows in
+     * {@code pg_statistic} for the next planner to prune), all charged to whichever system runs next. The wait lets
+     * every session report its table statistics first (PostgreSQL 15 and later report an idle session's within
+     * 10 s): an analysis before that report would be followed by autovacuum's own once it arrives. Analyze first: the
+     * vacuum then removes the {@code pg_statistic} rows the analyses replaced. Called after every install, before any
+     * measurement, for every system alike; the catalog changes a system makes while it runs ({@code TRUNCATE}
+     * updating {@code pg_class}, analyses of its tables) are still measured. Catalogs the benchmark's role may not
+     * analyze or vacuum are skipped by the server with a warning.
+     *
+     * @param wait how long to wait first ({@code --settle})
+     */
+    void settleCatalogs(Duration wait) {
+        BenchContext.pause(wait);
+        List<String> catalogs = new ArrayList<>();
+        try (Connection connection = jdbc(); Statement statement = connection.createStatement()) {
+            try (ResultSet rs = statement.executeQuery("SELECT format('pg_catalog.%I', c.relname) FROM pg_class c"
+                    + " WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'r' AND NOT c.relisshared")) {
+                while (rs.next()) {
+                    catalogs.add(rs.getString(1));
+                }
+            }
+            statement.execute("ANALYZE " + String.join(", ", catalogs));
+            statement.execute("VACUUM " + String.join(", ", catalogs));
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot settle the system catalogs: " + e.getMessage(), e);
         }
     }
 

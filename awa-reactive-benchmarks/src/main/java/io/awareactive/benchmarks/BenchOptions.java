@@ -72,6 +72,10 @@ final class BenchOptions {
             new Flag("lookup-concurrency", "N", "4", "lookup-pressure: concurrent lookup connections"),
             new Flag("idle", "D", "= --duration", "maintenance-overhead: length of the idle phase"),
             new Flag("autovacuum-naptime", "D", "5s", "embedded server only: autovacuum_naptime"),
+            new Flag("settle", "D", "11s",
+                    "after each install, wait D, then analyze and vacuum the system catalogs, so that no measurement"
+                            + " pays for the benchmark's own DDL (PostgreSQL reports an idle session's table"
+                            + " statistics within 10 s, and autovacuum acts on them); 0 settles at once"),
             new Flag("in", "DIR", "= --out", "plot: directory holding <scenario>/timeseries.csv files"));
 
     private static final Set<String> SYSTEMS = Set.of("awa-reactive", "baseline");
@@ -183,6 +187,7 @@ final class BenchOptions {
             positiveDuration("idle");
         }
         autovacuumNaptime();
+        settle();
     }
 
     @Nullable ScenarioName scenario() {
@@ -403,6 +408,10 @@ final class BenchOptions {
 
     Duration autovacuumNaptime() {
         return duration("autovacuum-naptime", "5s", false);
+    }
+
+    Duration settle() {
+        return duration("settle", "11s", true);
     }
 
     private List<String> list(String name, String defaultValue) {

@@ -124,6 +124,7 @@ final class PruneCostScenario implements Scenario {
     private static Reclaim baseline(BenchContext context, BaselineQueue queue, int rows) {
         BenchDatabase database = context.database();
         queue.install().block(Duration.ofMinutes(1));
+        database.settleCatalogs(context.options().settle());
         String jobs = queue.jobs();
         String payload = Payload.json(context.options().payloadBytes()).replace("'", "''");
         long fillStarted = System.nanoTime();
@@ -153,6 +154,7 @@ final class PruneCostScenario implements Scenario {
         BenchOptions options = context.options();
         QueueStorage storage = queue.storage();
         queue.install().block(Duration.ofMinutes(2));
+        database.settleCatalogs(options.settle());
         long fillStarted = System.nanoTime();
         SlotFixture.disableAutovacuum(database, queue.schema());
         SlotFixture.fill(database, queue.schema(), rows, options.enqueueBatch(), options.claimBatch(),

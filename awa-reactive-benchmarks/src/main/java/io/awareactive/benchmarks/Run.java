@@ -167,24 +167,25 @@ final class Run {
         context.log("JVM warm-up / %s: %d workers for %ss, not measured", contender.name(), workers,
                 length.toSeconds());
         try (QueueSystem<?> system = context.open(contender.system(), schema, workers, 0)) {
-            runUnmeasured(system, Workload.Settings.of(context.options(), workers, contender.batchedAcks()), spec,
-                    length);
+            runUnmeasured(context, system,
+                    Workload.Settings.of(context.options(), workers, contender.batchedAcks()), spec, length);
         } finally {
             context.database().dropSchema(schema);
         }
     }
 
-    /** Installs the system's schema and, when the run has maintenance, starts it. */
-    private static void install(QueueSystem<?> system, Spec spec) {
+    /** Installs the system's schema, settles the catalogs and, when the run has maintenance, starts it. */
+    private static void install(BenchContext context, QueueSystem<?> system, Spec spec) {
         system.install().block(Duration.ofMinutes(2));
+        context.database().settleCatalogs(context.options().settle());
         if (spec.maintenance()) {
             system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
         }
     }
 
-    private static <J> void runUnmeasured(QueueSystem<J> system, Workload.Settings settings, Spec spec,
-            Duration length) {
-        install(system, spec);
+    private static <J> void runUnmeasured(BenchContext context, QueueSystem<J> system, Workload.Settings settings,
+            Spec spec, Duration length) {
+        install(context, system, spec);
         Workload<J> workload = new Workload<>(system, settings);
         try {
             workload.start();
@@ -198,7 +199,7 @@ final class Run {
     private static <J> Result execute(BenchContext context, QueueSystem<J> system, Contender contender,
             Workload.Settings settings, Spec spec) {
         BenchOptions options = context.options();
-        install(system, spec);
+        install(context, system, spec);
         Workload<J> workload = new Workload<>(system, settings);
         ContendingReaders readers = null;
         LookupLoad lookups = null;

@@ -67,6 +67,8 @@ final class BenchOptionsUnitTests {
             assertThat(options.warmup()).isEqualTo(Duration.ofSeconds(5));
             assertThat(options.jvmWarmup()).isEqualTo(Duration.ofSeconds(30));
             assertThat(BenchOptions.parse("1", "--jvm-warmup", "0s").jvmWarmup()).isZero();
+            assertThat(options.settle()).isEqualTo(Duration.ofSeconds(11));
+            assertThat(BenchOptions.parse("1", "--settle", "0s").settle()).isZero();
             assertThat(options.workers()).isEqualTo(4);
             assertThat(options.producers()).isEqualTo(1);
             assertThat(options.claimBatch()).isEqualTo(10);
@@ -146,6 +148,8 @@ final class BenchOptionsUnitTests {
                     .withMessage("--warmup must be a duration like 500ms, 30s or 2m, was -1s");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--jvm-warmup", "later"))
                     .withMessage("--jvm-warmup must be a duration like 500ms, 30s or 2m, was later");
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--settle", "soon"))
+                    .withMessage("--settle must be a duration like 500ms, 30s or 2m, was soon");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--systems", "pgmq"))
                     .withMessage("--systems must list awa-reactive and/or baseline, was pgmq");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("5", "--count-share", "2"))

@@ -22,7 +22,7 @@ final class CommandLineIntegrationTests {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         String[] args = {"maintenance-overhead", "--out", out.toString(), "--idle", "2s", "--duration", "2s",
                 "--warmup", "1s", "--sample-interval", "500ms", "--workers", "2", "--backlog", "200",
-                "--rotate-interval", "250ms"};
+                "--rotate-interval", "250ms", "--settle", "0s"};
 
         int exit = Bench.run(args, new PrintStream(console, true, StandardCharsets.UTF_8),
                 new PrintStream(errors, true, StandardCharsets.UTF_8));

@@ -22,7 +22,7 @@ final class Smoke {
     /** Tiny sizes: a few seconds per run, a small closed loop. */
     static final List<String> TINY = List.of("--duration", "2s", "--warmup", "1s", "--jvm-warmup", "500ms",
             "--sample-interval", "500ms", "--workers", "2", "--producers", "1", "--backlog", "200",
-            "--enqueue-batch", "20", "--claim-batch", "5", "--rotate-interval", "250ms");
+            "--enqueue-batch", "20", "--claim-batch", "5", "--rotate-interval", "250ms", "--settle", "0s");
 
     private Smoke() {
     }

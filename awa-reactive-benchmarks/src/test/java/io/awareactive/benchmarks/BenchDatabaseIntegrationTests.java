@@ -1,0 +1,73 @@
+package io.awareactive.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.awareactive.testkit.AwaPostgresTest;
+import io.awareactive.testkit.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The benchmark's own DDL costs no measured WAL: after {@link BenchDatabase#settleCatalogs()}, reading the catalogs
+ * that an install and a dropped schema change prunes nothing.
+ */
+@AwaPostgresTest
+final class BenchDatabaseIntegrationTests {
+
+    /** The catalogs a schema of tables, indexes and functions adds rows to; a drop leaves them dead. */
+    private static final List<String> CATALOGS = List.of("pg_class", "pg_attribute", "pg_depend", "pg_type",
+            "pg_index", "pg_proc", "pg_statistic");
+    private static final Pattern WAL_RECORDS = Pattern.compile("\"WAL Records\": (\\d+)");
+
+    @Test
+    void shouldLeaveNoDeadCatalogRowsForAMeasuredStatementToPrune(TestDatabase db) throws SQLException {
+        try (BenchDatabase database = new BenchDatabase(db.server(), db.database(), false, "the test server")) {
+            // Without the vacuum, the first reads of the catalogs after a drop prune them and write WAL: the check
+            // below can fail.
+            database.dropSchema(createSchemaOfTables(database, db.newSchemaName()));
+            assertThat(walRecordsOfCatalogReads(database)).isPositive();
+
+            database.dropSchema(createSchemaOfTables(database, db.newSchemaName()));
+            database.settleCatalogs(Duration.ZERO);
+            assertThat(walRecordsOfCatalogReads(database)).isZero();
+        }
+    }
+
+    private static String createSchemaOfTables(BenchDatabase database, String schema) {
+        database.execute("CREATE SCHEMA \"" + schema + "\"");
+        for (int i = 0; i < 40; i++) {
+            database.execute("CREATE TABLE \"" + schema + "\".t" + i + " (id bigint PRIMARY KEY, a text, b jsonb,"
+                    + " c timestamptz, d int)", "CREATE FUNCTION \"" + schema + "\".f" + i
+                    + "() RETURNS int LANGUAGE sql AS 'SELECT " + i + "'");
+        }
+        return schema;
+    }
+
+    /** WAL records written by one sequential read of each catalog, from {@code EXPLAIN (ANALYZE, WAL)}. */
+    private static long walRecordsOfCatalogReads(BenchDatabase database) throws SQLException {
+        long records = 0;
+        try (Connection connection = database.jdbc(); Statement statement = connection.createStatement()) {
+            // Reads of the heap, as a measured statement's catalog lookups are; an index-only scan would prune nothing.
+            statement.execute("SET enable_indexscan = off");
+            statement.execute("SET enable_indexonlyscan = off");
+            statement.execute("SET enable_bitmapscan = off");
+            for (String catalog : CATALOGS) {
+                try (ResultSet rs = statement.executeQuery("EXPLAIN (ANALYZE, WAL, FORMAT JSON) SELECT count(*) FROM"
+                        + " pg_catalog." + catalog)) {
+                    rs.next();
+                    Matcher top = WAL_RECORDS.matcher(rs.getString(1));
+                    assertThat(top.find()).as("EXPLAIN reports WAL records").isTrue();
+                    records += Long.parseLong(top.group(1));
+                }
+            }
+        }
+        return records;
+    }
+}
