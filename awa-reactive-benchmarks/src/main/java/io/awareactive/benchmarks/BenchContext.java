@@ -116,6 +116,19 @@ final class BenchContext {
         };
     }
 
+    /**
+     * Installs an opened system's schema, then settles the catalogs ({@link BenchDatabase#settleCatalogs(Duration)},
+     * after {@code --settle}). Every install goes through here, so that no measurement pays for the benchmark's own
+     * DDL.
+     *
+     * @param system the opened system
+     * @param timeout how long the install may take
+     */
+    void install(QueueSystem<?> system, Duration timeout) {
+        system.install().block(timeout);
+        database.settleCatalogs(options.settle());
+    }
+
     /** The environment of the run: machine, JVM, server, settings, options. */
     void describe(Report report) {
         Runtime runtime = Runtime.getRuntime();

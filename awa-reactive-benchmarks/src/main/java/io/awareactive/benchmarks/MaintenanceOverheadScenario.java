@@ -153,8 +153,7 @@ final class MaintenanceOverheadScenario implements Scenario {
         BenchOptions options = context.options();
         ScenarioName name = ScenarioName.MAINTENANCE_OVERHEAD;
         Map<String, Phase> result = new LinkedHashMap<>();
-        system.install().block(Duration.ofMinutes(2));
-        context.database().settleCatalogs(options.settle());
+        context.install(system, Duration.ofMinutes(2));
         system.startMaintenance(options.rotateInterval(name), options.lockTimeout()).block(Duration.ofMinutes(1));
         Workload<J> workload = new Workload<>(system, Workload.Settings.of(options));
         String[] phase = {"idle"};

@@ -123,8 +123,7 @@ final class PruneCostScenario implements Scenario {
 
     private static Reclaim baseline(BenchContext context, BaselineQueue queue, int rows) {
         BenchDatabase database = context.database();
-        queue.install().block(Duration.ofMinutes(1));
-        database.settleCatalogs(context.options().settle());
+        context.install(queue, Duration.ofMinutes(1));
         String jobs = queue.jobs();
         String payload = Payload.json(context.options().payloadBytes()).replace("'", "''");
         long fillStarted = System.nanoTime();
@@ -153,8 +152,7 @@ final class PruneCostScenario implements Scenario {
         BenchDatabase database = context.database();
         BenchOptions options = context.options();
         QueueStorage storage = queue.storage();
-        queue.install().block(Duration.ofMinutes(2));
-        database.settleCatalogs(options.settle());
+        context.install(queue, Duration.ofMinutes(2));
         long fillStarted = System.nanoTime();
         SlotFixture.disableAutovacuum(database, queue.schema());
         SlotFixture.fill(database, queue.schema(), rows, options.enqueueBatch(), options.claimBatch(),

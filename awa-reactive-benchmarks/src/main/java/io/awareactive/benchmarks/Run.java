@@ -176,8 +176,7 @@ final class Run {
 
     /** Installs the system's schema, settles the catalogs and, when the run has maintenance, starts it. */
     private static void install(BenchContext context, QueueSystem<?> system, Spec spec) {
-        system.install().block(Duration.ofMinutes(2));
-        context.database().settleCatalogs(context.options().settle());
+        context.install(system, Duration.ofMinutes(2));
         if (spec.maintenance()) {
             system.startMaintenance(spec.rotateInterval(), spec.lockTimeout()).block(Duration.ofMinutes(1));
         }

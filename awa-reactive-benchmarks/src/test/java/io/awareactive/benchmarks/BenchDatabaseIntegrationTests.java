@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The benchmark's own DDL costs no measured WAL: after {@link BenchDatabase#settleCatalogs()}, reading the catalogs
- * that an install and a dropped schema change prunes nothing.
+ * The benchmark's own DDL costs no measured WAL: after {@link BenchDatabase#settleCatalogs(Duration)}, reading the
+ * catalogs that an install and a dropped schema change prunes nothing.
  */
 @AwaPostgresTest
 final class BenchDatabaseIntegrationTests {
@@ -29,7 +29,7 @@ final class BenchDatabaseIntegrationTests {
     @Test
     void shouldLeaveNoDeadCatalogRowsForAMeasuredStatementToPrune(TestDatabase db) throws SQLException {
         try (BenchDatabase database = new BenchDatabase(db.server(), db.database(), false, "the test server")) {
-            // Without the vacuum, the first reads of the catalogs after a drop prune them and write WAL: the check
+            // Without the settle, the first reads of the catalogs after a drop prune them and write WAL: the check
             // below can fail.
             database.dropSchema(createSchemaOfTables(database, db.newSchemaName()));
             assertThat(walRecordsOfCatalogReads(database)).isPositive();
