@@ -44,8 +44,7 @@ final class ExactlyOnceIntegrationTests {
     /** Tables that must never see an UPDATE or DELETE per job. */
     private static final Set<String> CONTROL_TABLES = Set.of("queue_ring_state", "lease_ring_state",
             "claim_ring_state", "queue_ring_rotations", "lease_ring_rotations", "claim_ring_rotations",
-            "queue_ring_slots", "lease_ring_slots", "claim_ring_slots", "queue_meta", "queue_lanes",
-            "queue_claim_heads");
+            "queue_ring_slots", "lease_ring_slots", "claim_ring_slots", "queue_meta", "queue_lanes");
 
     /** The rings whose rows record jobs; the claim ring holds only receipts of claims before schema step 7. */
     private static final List<Ring> RECORD_RINGS = List.of(Ring.QUEUE, Ring.LEASE);

@@ -215,6 +215,46 @@ final class RingPlacementIntegrationTests {
     }
 
     @Test
+    void shouldSkipALaneWhoseClaimHeadAnOpenClaimHoldsAndRepeatNoneOfItsJobs() throws Exception {
+        List<Long> ids = storage.enqueueAll(Flux.range(0, 3).map(i -> JobRequest.of("q", "k", "{}")))
+                .collectList().block(WAIT);
+        try (Connection open = db.openJdbc(); Statement statement = open.createStatement()) {
+            open.setAutoCommit(false);
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM \"" + schema
+                    + "\".claim_jobs_v2('q', 1, 'open', NULL)")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getLong(1)).isEqualTo(ids.get(0));
+            }
+            // Its range and the cursor are uncommitted: a claimer that did not skip the lane would take ids[0] again.
+            assertThat(claimIds()).isEmpty();
+            open.commit();
+        }
+        assertThat(claimIds()).containsExactly(ids.get(1), ids.get(2));
+    }
+
+    @Test
+    void shouldTakeNoTransactionIdForAClaimThatFindsNothing() throws Exception {
+        // A reserved position with no segment: the lane has work by its sequences, so the claim locks its head and
+        // looks for a segment, as for an enqueue still in flight.
+        db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, 0)");
+        db.execute("SELECT nextval(enqueue_seq) FROM \"" + schema + "\".queue_lanes");
+        try (Connection claimer = db.openJdbc(); Statement statement = claimer.createStatement()) {
+            claimer.setAutoCommit(false);
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM \"" + schema
+                    + "\".claim_jobs_v2('q', 10, 'w', NULL)")) {
+                rows.next();
+                assertThat(rows.getLong(1)).isZero();
+            }
+            // No transaction id: nothing written, so its commit waits for no WAL flush.
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT pg_current_xact_id_if_assigned() IS NULL")) {
+                rows.next();
+                assertThat(rows.getBoolean(1)).isTrue();
+            }
+            claimer.commit();
+        }
+    }
+
+    @Test
     void shouldClaimEveryJobOnceInLaneOrderWhenAnOlderSnapshotEnqueuesIntoThePreviousSlot() {
         // A caller's REPEATABLE READ transaction reads the queue ring's generation from its snapshot, so its enqueue
         // lands in the previous slot with positions past those a newer enqueue already wrote into the current one.
@@ -384,7 +424,6 @@ final class RingPlacementIntegrationTests {
                 .blockLast(WAIT);
 
         assertThat(count("SELECT count(*) FROM {s}.queue_lanes")).isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM {s}.queue_claim_heads")).isEqualTo(2);
         assertThat(count("SELECT pg_sequence_last_value(enqueue_seq) FROM {s}.queue_lanes WHERE queue = 'q'"))
                 .isEqualTo(2);
         long third = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);

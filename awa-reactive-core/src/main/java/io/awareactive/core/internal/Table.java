@@ -45,8 +45,6 @@ public enum Table {
     QUEUE_META("queue_meta", null),
     /** One row per lane, naming its enqueue and claim sequences. */
     QUEUE_LANES("queue_lanes", null),
-    /** One row per lane: the lock its claims, cursor advances, cancels and moves take. */
-    QUEUE_CLAIM_HEADS("queue_claim_heads", null),
     /** Jobs scheduled for later, outside the rings until promoted. */
     DEFERRED_JOBS("deferred_jobs", null),
     /** Terminal counts folded from sealed queue slots, per slot. */
