@@ -3,15 +3,17 @@
 -- Up to step 13, a claimer took the lane's queue_claim_heads row FOR UPDATE SKIP LOCKED, and the cursor advance after
 -- a move (advance_claim_cursors) and the lookup of a live job for cancel and move (lock_live_job) took it FOR UPDATE.
 -- A row lock is a heap change: it writes a LOCK record and gives the transaction an id, so even a claim that found no
--- run in the lanes it locked committed a transaction and waited for a WAL flush. From this step the same four places
--- take pg_try_advisory_xact_lock (the claim) or pg_advisory_xact_lock (the others) on claim_head_key(lane), a key of
--- its own (the enqueue's lane lock is lane_key): the same mutual exclusion, held to the end of the transaction as
--- before, without WAL or a transaction id. A claim that finds nothing now writes nothing and commits without a flush.
--- create_lane no longer writes a head row, and queue_claim_heads is dropped.
+-- run in the lanes it locked committed a transaction and waited for a WAL flush. From this step the same three
+-- functions take pg_try_advisory_xact_lock (the claim) or pg_advisory_xact_lock (the other two) on
+-- claim_head_key(lane), a key of its own (the enqueue's lane lock is lane_key): the same mutual exclusion, held to the
+-- end of the transaction as before, without WAL or a transaction id. A claim that finds nothing now writes nothing
+-- and commits without a flush. create_lane no longer writes a head row, and queue_claim_heads is dropped.
 --
 -- The four functions are rewritten from their installed definitions: claim_jobs_v2's body was generated per
--- installation by step 13 (one case per queue slot), so each statement that locks a head is replaced in the text
--- pg_get_functiondef returns, and the step fails unless each is found exactly once. Signatures are unchanged.
+-- installation by step 13 (one case per queue slot), so each statement that names the head row is replaced in the
+-- text pg_get_functiondef returns, and the step fails unless each is found exactly once. Signatures are unchanged.
+-- The DROP waits for every transaction that holds a head row lock, and the rewritten functions take effect at this
+-- step's commit, so a row-locked head and an advisory-locked one are never held at once.
 -- Placeholders as in step 1.
 
 CREATE FUNCTION {{schema}}.claim_head_key(p_queue text, p_priority smallint, p_shard int) RETURNS bigint
