@@ -13,9 +13,12 @@ psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 {
   echo "DROP SCHEMA IF EXISTS $schema CASCADE;"
   for f in $(ls "$steps"/V*.sql | sort -V); do
+    # Each step in its own transaction, as the installer runs it.
+    echo "BEGIN;"
     sed -e "s/{{schema}}/\"$schema\"/g" -e "s/{{schema_name}}/'$schema'/g" -e "s/{{notify_channel}}/'awa_jobs_$schema'/g" \
         -e "s/{{queue_slot_count}}/16/g" -e "s/{{lease_slot_count}}/8/g" -e "s/{{claim_slot_count}}/8/g" \
         -e "s/{{checksum:[0-9]*}}/'unchecked'/g" "$f"
+    echo "COMMIT;"
   done
 } | psql_q >/dev/null 2>&1
 psql_q -c "SELECT $schema.create_lane('q', 0::smallint, g) FROM generate_series(0, 15) g" >/dev/null

@@ -307,7 +307,8 @@ final class PruneLockingIntegrationTests {
             // Each tick is one autocommit statement: without its own lock timeout it would wait here for good.
             try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
                 holder.setAutoCommit(false);
-                statement.execute("LOCK TABLE " + rows.t("deferred_jobs") + ", " + rows.t("leases_0")
+                // Promotion reads the deferred jobs first, rescue the lease tallies.
+                statement.execute("LOCK TABLE " + rows.t("deferred_jobs") + ", " + rows.t("lease_tallies")
                         + " IN ACCESS EXCLUSIVE MODE");
 
                 assertThatThrownBy(() -> pooled.ringOperations().promote(10).block(WAIT))

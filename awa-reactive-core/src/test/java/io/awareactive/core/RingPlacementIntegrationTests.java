@@ -107,8 +107,11 @@ final class RingPlacementIntegrationTests {
         // attempt writes nothing.
         Job third = claimOne();
         assertThat(third.attempt()).isEqualTo(2);
-        db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
-        assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(1);
+        QueueStorage rescuer = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema, config -> config
+                .heartbeatInterval(Duration.ofMillis(100)).leaseStaleAfter(Duration.ofMillis(300))
+                .retryBackoffBase(Duration.ofMillis(50)).retryBackoffJitter(0)));
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> rescuer.ringOperations().rescue(10).block(WAIT) == 1);
         assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
         assertThat(storage.status(b).block(WAIT).attempt()).isEqualTo(3);
         String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"

@@ -315,6 +315,38 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isZero();
     }
 
+    /**
+     * Leases claimed before step 15 were tallied without their deadlines: the step records them, so rescue takes
+     * back such an attempt once its deadline passes, long before its slot is older than the staleness horizon.
+     */
+    @Test
+    void shouldRescueAnAttemptClaimedBeforeStep15OnceItsDeadlinePasses() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = QueueStorage.create(QueueStorageConfig.builder()
+                .connectionFactory(db.connectionFactory()).schema(schema).leaseStaleAfter(Duration.ofHours(1))
+                .build());
+        for (MigrationScript script : storage.migrationScripts().subList(0, 14)) {
+            runInOneTransaction(script.sql());
+        }
+        String s = "\"" + schema + "\".";
+        long id = storage.enqueue(JobRequest.builder("mail", "k").maxAttempts(1).timeout(Duration.ofMillis(200))
+                .build()).block(WAIT);
+        storage.enqueue(JobRequest.of("mail", "k", "{}")).block(WAIT);
+        List<Job> claimed = claimAll(storage, "mail", 2);
+        assertThat(claimed).hasSize(2);
+
+        storage.install().block(WAIT);
+
+        assertThat(recordedVersions(schema)).isEqualTo(expectedVersions(storage));
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_tallies t JOIN " + s + "leases l"
+                + " ON l.lease_slot = t.lease_slot AND l.ready_slot = t.ready_slot"
+                + " WHERE t.backend = 0 AND t.min_deadline = l.deadline_at")).isEqualTo(1);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> storage.ringOperations().rescue(10).block(WAIT) == 1);
+        assertThat(storage.status(id).block(WAIT).error()).isEqualTo("rescued: deadline passed");
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases")).isEqualTo(1);
+    }
+
     /** A completion as release 0.1.0 made it: its own {@code end_attempt}. */
     private String completeWithRelease010(String schema, Job job) {
         return db.query("SELECT \"" + schema + "\".end_attempt(?, ?, ?, 'completed', NULL, 0, 1, 0, 1, false)",

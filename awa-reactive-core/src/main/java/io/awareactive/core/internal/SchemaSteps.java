@@ -43,7 +43,8 @@ public final class SchemaSteps {
             "V11__notify_enqueues_from_transaction_snapshots.sql",
             "V12__completions_without_lease_locks.sql",
             "V13__claims_in_one_statement_per_lane.sql",
-            "V14__claim_heads_as_advisory_locks.sql");
+            "V14__claim_heads_as_advisory_locks.sql",
+            "V15__rescue_from_lease_tallies.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");
