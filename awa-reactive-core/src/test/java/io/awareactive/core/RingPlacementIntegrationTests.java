@@ -412,6 +412,60 @@ final class RingPlacementIntegrationTests {
         }
     }
 
+    /**
+     * Schema step 16: a lane whose next position is reserved by an enqueue still in flight has no segment to claim,
+     * and the lookup finds that out without probing a slot older than the one before the lane's newest segment.
+     */
+    @Test
+    void shouldProbeNoSlotOlderThanTheOneBeforeTheLanesNewestSegmentWhileItsNextPositionIsInFlight()
+            throws Exception {
+        assertThat(storage.completeAll(List.of(enqueueAndClaimOne())).block(WAIT))
+                .containsOnly(AttemptResult.COMPLETED);
+        rotated(Ring.QUEUE, 1);
+        rotated(Ring.QUEUE, 2);
+        Job newest = enqueueAndClaimOne();
+        assertThat(newest.readySlot()).isEqualTo(2);
+        assertThat(storage.complete(newest).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        String s = "\"" + schema + "\".";
+
+        try (Connection producer = db.openJdbc(); Connection prune = db.openJdbc();
+                Connection claimer = db.openJdbc()) {
+            producer.setAutoCommit(false);
+            long inFlight;
+            try (Statement statement = producer.createStatement();
+                    java.sql.ResultSet rows = statement.executeQuery("SELECT o_job_id FROM " + s + "enqueue_lane('q',"
+                            + " 2::smallint, 0, NULL, ARRAY['k'], ARRAY['{}'::jsonb], ARRAY[1], ARRAY[25],"
+                            + " ARRAY[0::bigint])")) {
+                assertThat(rows.next()).isTrue();
+                inFlight = rows.getLong(1);
+            }
+            prune.setAutoCommit(false);
+            try (Statement statement = prune.createStatement()) {
+                // Slot 0 holds the lane's first segment, two slots older than its newest (slot 2).
+                statement.execute("LOCK TABLE " + s + "ready_segments_0 IN ACCESS EXCLUSIVE MODE");
+            }
+            try (Statement statement = claimer.createStatement()) {
+                // Fails with 55P03 rather than waiting if the lookup probes slot 0 (up to step 15 it probed every
+                // slot before it answered that the lane had no segment).
+                statement.execute("SET lock_timeout = '200ms'");
+                try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + s
+                        + "claim_jobs_v2('q', 10, 'w', NULL)")) {
+                    assertThat(rows.next()).isTrue();
+                    assertThat(rows.getLong(1)).isZero();
+                }
+            }
+            prune.rollback();
+            producer.commit();
+
+            assertThat(claimIds()).containsExactly(inFlight);
+        }
+    }
+
+    private Job enqueueAndClaimOne() {
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        return claimOne();
+    }
+
     @Test
     void shouldLeaveOneLaneAndNeverResetItUnderConcurrentCreateLane() {
         storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
