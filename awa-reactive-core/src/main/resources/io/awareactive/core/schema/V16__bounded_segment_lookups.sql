@@ -7,9 +7,10 @@
 -- under load one lane is nearly always in that state (the producer's enqueue in flight), and each claim that reached
 -- it probed all slots (16 by default) for nothing.
 --
--- From this step each probe also tells whether the slot holds a segment of the lane wholly below the position. The
--- positions past such a segment S were reserved after S's, under the lane's enqueue lock, so their batches landed in
--- S's generation or later, or in the one before it: an enqueue writes into the ring's current slot as its snapshot
+-- From this step a probe that finds nothing past the position also tells whether the slot holds a segment of the lane
+-- wholly below it (a probe that finds one, the usual case, reads nothing more). The positions past such a segment S
+-- were reserved after S's, under the lane's enqueue lock, so their batches landed in S's generation or later, or in
+-- the one before it: an enqueue writes into the ring's current slot as its snapshot
 -- sees it, or into the slot of the generation before the ring's newest when its snapshot is older (step 9), and the
 -- newest generation never moves back. So when the first pass has found nothing past the position yet and a slot
 -- holds such a segment, the pass ends at the next older slot. That bound only decides when a lookup may answer "no
@@ -53,8 +54,8 @@ BEGIN
         FOR v_age IN 0 .. {{queue_slot_count}} - 1 LOOP
             EXIT WHEN v_age > v_last_age;
             v_k := (p_generation + {{queue_slot_count}} - v_age) % {{queue_slot_count}};
-            -- The slot's first segment of the lane past the position (NULLs when none), and whether the slot holds
-            -- one wholly below it: one statement, one snapshot.
+            -- The slot's first segment of the lane past the position (NULLs when none) and, only when there is none,
+            -- whether the slot holds one wholly below it: one statement, one snapshot.
             CASE v_k
                 @segment_past@
             END CASE;
@@ -79,9 +80,10 @@ END
 $fn$;
 $template$,
         '@segment_past@', {{schema}}.slot_cases(v_queue_slots,
-            'SELECT p.first_lane_seq, p.next_lane_seq, p.ready_generation, EXISTS (SELECT FROM ready_segments_%s b'
-            || ' WHERE b.queue = p_queue AND b.priority = p_priority AND b.enqueue_shard = p_shard'
-            || ' AND b.next_lane_seq <= p_position) INTO v_first, v_next, v_generation, v_below'
+            'SELECT p.first_lane_seq, p.next_lane_seq, p.ready_generation, CASE WHEN p.next_lane_seq IS NULL'
+            || ' THEN EXISTS (SELECT FROM ready_segments_%s b WHERE b.queue = p_queue AND b.priority = p_priority'
+            || ' AND b.enqueue_shard = p_shard AND b.next_lane_seq <= p_position) END'
+            || ' INTO v_first, v_next, v_generation, v_below'
             || ' FROM (SELECT) AS one LEFT JOIN LATERAL (SELECT s.first_lane_seq, s.next_lane_seq,'
             || ' s.ready_generation FROM ready_segments_%s s WHERE s.queue = p_queue AND s.priority = p_priority'
             || ' AND s.enqueue_shard = p_shard AND s.next_lane_seq > p_position ORDER BY s.next_lane_seq LIMIT 1)'
