@@ -1,6 +1,7 @@
 package io.awareactive.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.awareactive.core.ring.PruneOutcome;
@@ -12,6 +13,7 @@ import io.awareactive.core.ring.RotateOutcome.SkippedIdle;
 import io.awareactive.core.ring.RotationBlocker;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.spi.R2dbcException;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -87,7 +89,7 @@ final class RotationIntegrationTests {
 
         // One statement per ring, outside any transaction, and no transaction id assigned (so no WAL written).
         assertThat(statements).hasSize(Ring.values().length)
-                .allSatisfy(sql -> assertThat(sql).startsWith("SELECT \"" + schema + "\".ring_probe("));
+                .allSatisfy(sql -> assertThat(sql).startsWith("WITH timeout AS MATERIALIZED (SELECT set_config("));
         assertThat(transactions).hasValue(0);
         assertThat(db.queryLong("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint")).isEqualTo(nextXid);
     }
@@ -133,6 +135,38 @@ final class RotationIntegrationTests {
         }
         assertThat(db.queryLong("SELECT pg_relation_size('" + t("done_entries_3") + "')")).isZero();
         assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(2, 6));
+    }
+
+    @Test
+    void shouldRotateABusyRingWithoutOpeningTheChildrenOfItsOtherSlots() throws Exception {
+        doneRow(0, 1);
+        // Reading a child's size opens it under ACCESS SHARE: with slot 3 locked, a tick that sized every child of
+        // the ring would wait past the lock timeout. A current slot with pages already tells the ring is not idle.
+        try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            statement.execute("LOCK TABLE " + t("ready_entries_3") + " IN ACCESS EXCLUSIVE MODE");
+            try {
+                assertThat(rotate(Ring.QUEUE)).isEqualTo(new Rotated(1, 1));
+            } finally {
+                holder.rollback();
+            }
+        }
+    }
+
+    @Test
+    void shouldGiveUpAnIdleTickWithinTheLockTimeoutWhileAChildIsLocked() throws Exception {
+        // The idle tick reads every child's size: it must set the lock timeout before it opens the first one.
+        try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            statement.execute("LOCK TABLE " + t("done_entries_2") + " IN ACCESS EXCLUSIVE MODE");
+            try {
+                assertThatThrownBy(() -> rotate(Ring.QUEUE)).isInstanceOfSatisfying(R2dbcException.class,
+                        error -> assertThat(error.getSqlState()).isEqualTo("55P03"));
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(rotate(Ring.QUEUE)).isEqualTo(new SkippedIdle(0, 0));
     }
 
     @Test

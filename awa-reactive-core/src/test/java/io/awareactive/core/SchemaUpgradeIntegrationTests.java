@@ -359,7 +359,7 @@ final class SchemaUpgradeIntegrationTests {
 
     /**
      * A rotation of a schema at release 0.1.0's version: the ledger row its rotation appends (this library's
-     * rotation needs step 6's ring_probe). The rings here always rotate into an empty slot.
+     * rotation reads step 6's lease tallies). The rings here always rotate into an empty slot.
      */
     private void rotateWithRelease010(String schema, Ring ring) {
         String s = "\"" + schema + "\".";

@@ -30,9 +30,10 @@ public final class Rotator {
     private final ConnectionFactory connectionFactory;
     private final Schema schema;
     private final long lockTimeoutMillis;
-    private final String ringProbe;
     /** Each ring's idle probe, built once: it is sent on every tick. */
     private final Map<Ring, String> idleProbeSql = new EnumMap<>(Ring.class);
+    /** Each ring's idle tick: the lock timeout, the serializer try-lock and the idle probe in one statement. */
+    private final Map<Ring, String> idleTickSql = new EnumMap<>(Ring.class);
 
     /**
      * Creates a rotator.
@@ -45,26 +46,30 @@ public final class Rotator {
         this.connectionFactory = connectionFactory;
         this.schema = schema;
         this.lockTimeoutMillis = lockTimeoutMillis;
-        this.ringProbe = "SELECT " + schema.function(SqlFunction.RING_PROBE) + "($1, $2, $3)";
         for (Ring ring : Ring.values()) {
             idleProbeSql.put(ring, buildIdleProbeSql(ring));
+            idleTickSql.put(ring, "WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', $1, true)),"
+                    + " serializer AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtextextended($2, 0)) AS held"
+                    + " FROM timeout) SELECT CASE WHEN serializer.held THEN (" + idleProbeSql.get(ring) + ") END"
+                    + " FROM serializer");
         }
     }
 
     /**
-     * Rotates the ring once. An idle ring is answered by one statement in autocommit ({@code ring_probe}: the lock
-     * timeout, the serializer try-lock, the idle probe), which writes nothing and takes no lock but {@code ACCESS
-     * SHARE}. Otherwise, or when the serializer is busy, one transaction takes the serializer, passes the busy gate,
-     * the in-flight writer probe and the idle probe again, and advances.
+     * Rotates the ring once. An idle ring is answered by one static statement in autocommit (materialised CTEs set
+     * the lock timeout and try the serializer, then the idle probe runs, so its reads of the children wait at most the
+     * timeout), which writes nothing and takes no lock but {@code ACCESS SHARE}. Otherwise, or when the serializer is
+     * busy, one transaction takes the serializer, passes the busy gate, the in-flight writer probe and the idle probe
+     * again, and advances.
      *
      * @param ring the ring
      * @return the outcome; errors with the database failure for anything but a busy serializer or an uncommitted
      *     writer in the next slot
      */
     public Mono<RotateOutcome> rotate(Ring ring) {
-        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, ringProbe,
+        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, idleTickSql.get(ring),
                         row -> Optional.ofNullable(row.get(0, Long[].class)), lockTimeoutMillis + "ms",
-                        schema.ringKey(ring), idleProbeSql.get(ring)))
+                        schema.ringKey(ring)))
                 .flatMap(probe -> probe.map(values -> idleProbe(ring, values))
                         .filter(IdleProbe::idle)
                         .map(idle -> Mono.just(skippedIdle(idle.state())))
@@ -145,9 +150,10 @@ public final class Rotator {
      * slot's bytes.
      */
     private String buildIdleProbeSql(Ring ring) {
-        return "SELECT ARRAY[r.generation, r.slot, s.slot_count, (" + isEmpty(ring) + ")::int, "
-                + storageBytes(ring, "r.slot") + ", " + storageBytes(ring, "(r.slot + 1) % s.slot_count") + "] FROM ("
-                + schema.cursorQuery(ring) + ") r CROSS JOIN " + schema.ringState(ring) + " s";
+        return "SELECT ARRAY[x.generation, x.slot, x.slot_count, (" + isEmpty(ring) + ")::int, x.current_bytes,"
+                + " x.next_bytes] FROM (SELECT r.generation, r.slot, s.slot_count, " + storageBytes(ring, "r.slot")
+                + " AS current_bytes, " + storageBytes(ring, "(r.slot + 1) % s.slot_count") + " AS next_bytes FROM ("
+                + schema.cursorQuery(ring) + ") r CROSS JOIN " + schema.ringState(ring) + " s) x";
     }
 
     private Mono<IdleProbe> idleProbe(Connection c, Ring ring) {
@@ -163,9 +169,11 @@ public final class Rotator {
     /**
      * Whether the ring's families hold no row, without scanning a parent (a scan plans and probes every child, each
      * tick). Rows are appended to every family but the leases and leave only with a truncate, so a family's children
-     * hold none exactly when they have no pages: the children's sizes answer, from the catalog. A child with pages but
-     * only rolled-back rows counts as not empty, which costs one rotation and the prune of its slot, never a row. The
-     * leases are deleted one by one, so their tallies (schema step 6, equal to their rows) answer instead.
+     * hold none exactly when they have no pages: the children's sizes answer, from the catalog. A current slot with
+     * pages already answers no, so a busy ring reads the sizes of two slots, not of every child (each size opens and
+     * locks its relation). A child with pages but only rolled-back rows counts as not empty, which costs one rotation
+     * and the prune of its slot, never a row. The leases are deleted one by one, so their tallies (schema step 6,
+     * equal to their rows) answer instead.
      */
     private String isEmpty(Ring ring) {
         if (ring == Ring.LEASE) {
@@ -174,8 +182,8 @@ public final class Rotator {
         String parents = Schema.families(ring).stream()
                 .map(family -> Schema.literal(schema.table(family)) + "::regclass")
                 .collect(Collectors.joining(", "));
-        return "(SELECT coalesce(sum(pg_relation_size(i.inhrelid)), 0) FROM pg_inherits i WHERE i.inhparent IN ("
-                + parents + ")) = 0";
+        return "x.current_bytes = 0 AND (SELECT coalesce(sum(pg_relation_size(i.inhrelid)), 0) FROM pg_inherits i"
+                + " WHERE i.inhparent IN (" + parents + ")) = 0";
     }
 
     /** The bytes of a slot's family children (a truncated or never written child has none); the slot is SQL. */

@@ -28,9 +28,7 @@ public enum SqlFunction {
     /** Moves a job no worker has claimed to another queue or priority. */
     MOVE_JOB("move_job"),
     /** Re-enqueues dead-lettered jobs and deletes their rows. */
-    RETRY_FAILED_JOBS("retry_failed_jobs"),
-    /** A ring's idle tick in one statement: lock timeout, serializer try-lock, idle probe (schema step 6). */
-    RING_PROBE("ring_probe");
+    RETRY_FAILED_JOBS("retry_failed_jobs");
 
     private final String sqlName;
 
