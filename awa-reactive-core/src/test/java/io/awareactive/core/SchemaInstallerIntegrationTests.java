@@ -40,7 +40,7 @@ final class SchemaInstallerIntegrationTests {
         Fixtures.installed(db.connectionFactory(), schema);
 
         assertThat(db.query("SELECT version FROM \"" + schema + "\".awa_reactive_schema_version ORDER BY 1",
-                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+                rs -> rs.getInt(1))).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
         for (String family : List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
                 "done_entries", "queue_terminal_count_deltas")) {
             assertThat(childCount(schema, family)).as(family).isEqualTo(4);
@@ -79,6 +79,21 @@ final class SchemaInstallerIntegrationTests {
         }
     }
 
+    @Test
+    void shouldVacuumLeaseChildrenOnlyPastManyDeadLeasesAndNeverAnalyzeThem() {
+        String schema = db.newSchemaName();
+        Fixtures.installed(db.connectionFactory(), schema);
+
+        List<String> stalledOnly = List.of("autovacuum_analyze_threshold=2147483647",
+                "autovacuum_vacuum_insert_threshold=-1", "autovacuum_vacuum_threshold=100000",
+                "autovacuum_vacuum_scale_factor=0");
+        for (String option : stalledOnly) {
+            assertThat(childrenWithReloption(schema, "leases", option)).as(option)
+                    .isEqualTo(childCount(schema, "leases"));
+            assertThat(childrenWithReloption(schema, "lease_tallies", option)).as(option).isZero();
+        }
+    }
+
     private long childrenWithReloption(String schema, String family, String option) {
         return db.queryLong("SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
                 + " WHERE i.inhparent = ?::regclass AND ? = ANY (c.reloptions)", "\"" + schema + "\"." + family, option);
@@ -94,7 +109,7 @@ final class SchemaInstallerIntegrationTests {
         storage.verifyInstalled().block(WAIT);
 
         assertThat(tableCount(schema)).isEqualTo(tables);
-        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(16);
+        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(17);
         assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
     }
 
@@ -111,7 +126,7 @@ final class SchemaInstallerIntegrationTests {
                     second.install().subscribeOn(Schedulers.parallel())).block(WAIT);
 
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version"))
-                    .isEqualTo(16);
+                    .isEqualTo(17);
             assertThat(childCount(schema, "ready_entries")).isEqualTo(4);
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
         }

@@ -45,7 +45,8 @@ public final class SchemaSteps {
             "V13__claims_in_one_statement_per_lane.sql",
             "V14__claim_heads_as_advisory_locks.sql",
             "V15__rescue_from_lease_tallies.sql",
-            "V16__bounded_segment_lookups.sql");
+            "V16__bounded_segment_lookups.sql",
+            "V17__lease_children_vacuumed_only_when_stalled.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");
