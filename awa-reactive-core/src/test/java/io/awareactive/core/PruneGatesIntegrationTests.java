@@ -337,6 +337,26 @@ final class PruneGatesIntegrationTests {
     }
 
     @Test
+    void shouldCountASealedLeaseSlotFromItsTalliesWithoutReadingItsLeases() throws Exception {
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        Job job = storage.claim("q", 1, "w").blockFirst(WAIT);
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isEqualTo(new Rotated(1, 1));
+        // With the sealed slot's lease child locked, a count that read the leases would fail with 55P03.
+        try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            statement.execute("LOCK TABLE " + rows.t("leases_0") + " IN ACCESS EXCLUSIVE MODE");
+            try {
+                assertThat(storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT)).isEqualTo(1);
+            } finally {
+                holder.rollback();
+            }
+        }
+
+        storage.complete(job).block(WAIT);
+        assertThat(storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT)).isZero();
+    }
+
+    @Test
     void shouldDrainSealedSlotsThenLetRotationFreeze() {
         targetSlotZero();
         rows.ledger(Ring.QUEUE, 2, 2);

@@ -348,7 +348,8 @@ public final class Pruner {
 
     /**
      * Counts the ring's initialized sealed slots that still hold rows (not yet pruned), in one short timeout-first
-     * read transaction.
+     * read transaction. A lease slot holds rows when its tallies count a live lease (equal to its visible leases, and
+     * read without walking the deleted ones); the other rings' slots when a family child has a visible row.
      *
      * @param ring the ring
      * @return the count: 0 when idle, up to N - 1 when pruning is stalled; errors with the database failure
@@ -361,12 +362,24 @@ public final class Pruner {
                     if (sealed.isEmpty()) {
                         return Mono.just(0);
                     }
-                    String sql = sealed.stream()
-                            .map(s -> Schema.families(ring).stream()
-                                    .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
-                                    .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
-                            .collect(Collectors.joining(" + ", "SELECT ", ""));
+                    String sql = ring == Ring.LEASE ? liveLeaseSlotsSql(sealed) : nonEmptySlotsSql(ring, sealed);
                     return Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class));
                 }));
+    }
+
+    /** Counts the slots with a visible row in a family child. */
+    private String nonEmptySlotsSql(Ring ring, List<SealedSlot> sealed) {
+        return sealed.stream()
+                .map(s -> Schema.families(ring).stream()
+                        .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
+                        .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
+                .collect(Collectors.joining(" + ", "SELECT ", ""));
+    }
+
+    /** Counts the lease slots whose tallies count a live lease (literal slots: only their tally children are read). */
+    private String liveLeaseSlotsSql(List<SealedSlot> sealed) {
+        String slots = sealed.stream().map(s -> Integer.toString(s.slot())).collect(Collectors.joining(", "));
+        return "SELECT count(*)::int FROM (SELECT lease_slot FROM " + schema.table(Table.LEASE_TALLIES)
+                + " WHERE lease_slot IN (" + slots + ") GROUP BY lease_slot HAVING sum(live) <> 0) t";
     }
 }
