@@ -251,10 +251,12 @@ public final class Db {
     }
 
     /**
-     * Calls one function in one autocommit statement under a transaction-local lock timeout: the statement is its own
-     * transaction, so a tick needs no {@code BEGIN}, {@code set_config} or {@code COMMIT} of its own. The timeout is
-     * set by a materialised CTE, which runs before the call (the call reads it), and the statement names no table, so
-     * every lock is taken inside the function, under the timeout; it reverts when the statement ends.
+     * Calls one function (or evaluates one expression) in one autocommit statement under a transaction-local lock
+     * timeout: the statement is its own transaction, so a tick needs no {@code BEGIN}, {@code set_config} or
+     * {@code COMMIT} of its own. The timeout is set by a materialised CTE, which runs before the call (the call reads
+     * it), so every lock the call's functions take waits at most the timeout; tables the statement itself names are
+     * locked as it starts, before the timeout (a function call names none). The timeout reverts when the statement
+     * ends.
      *
      * @param connection a connection in autocommit
      * @param timeoutMillis the timeout in whole milliseconds

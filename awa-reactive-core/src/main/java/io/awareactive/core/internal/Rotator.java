@@ -32,8 +32,8 @@ public final class Rotator {
     private final long lockTimeoutMillis;
     /** Each ring's idle probe, built once: it is sent on every tick. */
     private final Map<Ring, String> idleProbeSql = new EnumMap<>(Ring.class);
-    /** Each ring's idle tick: the lock timeout, the serializer try-lock and the idle probe in one statement. */
-    private final Map<Ring, String> idleTickSql = new EnumMap<>(Ring.class);
+    /** Each ring's idle tick, run under the lock timeout: the serializer try-lock, then the idle probe. */
+    private final Map<Ring, String> idleTickCall = new EnumMap<>(Ring.class);
 
     /**
      * Creates a rotator.
@@ -48,27 +48,25 @@ public final class Rotator {
         this.lockTimeoutMillis = lockTimeoutMillis;
         for (Ring ring : Ring.values()) {
             idleProbeSql.put(ring, buildIdleProbeSql(ring));
-            idleTickSql.put(ring, "WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', $1, true)),"
-                    + " serializer AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtextextended($2, 0)) AS held"
-                    + " FROM timeout) SELECT CASE WHEN serializer.held THEN (" + idleProbeSql.get(ring) + ") END"
-                    + " FROM serializer");
+            idleTickCall.put(ring, "CASE WHEN pg_try_advisory_xact_lock(hashtextextended($1, 0)) THEN ("
+                    + idleProbeSql.get(ring) + ") END");
         }
     }
 
     /**
-     * Rotates the ring once. An idle ring is answered by one static statement in autocommit (materialised CTEs set
-     * the lock timeout and try the serializer, then the idle probe runs, so its reads of the children wait at most the
-     * timeout), which writes nothing and takes no lock but {@code ACCESS SHARE}. Otherwise, or when the serializer is
-     * busy, one transaction takes the serializer, passes the busy gate, the in-flight writer probe and the idle probe
-     * again, and advances.
+     * Rotates the ring once. An idle ring is answered by one static statement in autocommit (a materialised CTE sets
+     * the lock timeout, then the serializer is tried and, held, the idle probe runs, so its reads of the children wait
+     * at most the timeout), which writes nothing and takes no lock but {@code ACCESS SHARE}. Otherwise, or when the
+     * serializer is busy, one transaction takes the serializer, passes the busy gate, the in-flight writer probe and
+     * the idle probe again, and advances.
      *
      * @param ring the ring
      * @return the outcome; errors with the database failure for anything but a busy serializer or an uncommitted
      *     writer in the next slot
      */
     public Mono<RotateOutcome> rotate(Ring ring) {
-        return Db.withConnection(connectionFactory, c -> Db.queryOne(c, idleTickSql.get(ring),
-                        row -> Optional.ofNullable(row.get(0, Long[].class)), lockTimeoutMillis + "ms",
+        return Db.withConnection(connectionFactory, c -> Db.callUnderLockTimeout(c, lockTimeoutMillis,
+                        idleTickCall.get(ring), row -> Optional.ofNullable(row.get(0, Long[].class)),
                         schema.ringKey(ring)))
                 .flatMap(probe -> probe.map(values -> idleProbe(ring, values))
                         .filter(IdleProbe::idle)
