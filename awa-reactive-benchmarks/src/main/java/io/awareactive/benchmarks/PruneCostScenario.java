@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario 3, prune cost against rows: reclaiming the storage of N finished jobs. awa-reactive prunes (TRUNCATEs) the
- * queue slot holding them and the lease slot holding their deleted leases (since schema step 7 a job leaves no
- * receipt or closure in the claim ring); the baseline DELETEs its N rows (its completion step) and VACUUMs the table. Each step is timed and
+ * queue slot holding them and the lease slot holding their claimed runs' rows (since schema step 7 a job leaves no
+ * receipt or closure in the claim ring, since step 18 no lease); the baseline DELETEs its N rows (its completion step)
+ * and VACUUMs the table. Each step is timed and
  * its WAL measured as the difference of {@code pg_current_wal_insert_lsn()} before and after, right after a
  * {@code CHECKPOINT} (so full-page images are included, as for the first change of a page after any checkpoint).
  *
@@ -38,8 +39,8 @@ final class PruneCostScenario implements Scenario {
     }
 
     /**
-     * What reclaiming cost one system: its steps in order (awa-reactive: queue, lease prune; baseline: DELETE,
-     * VACUUM), the total, the total without the baseline's DELETE (its completion step), and for awa-reactive the
+     * What reclaiming cost one system: its steps (awa-reactive: queue prune, lease prune, run lease first since schema
+     * step 18; baseline: DELETE, VACUUM, in that order), the total, the total without the baseline's DELETE (its completion step), and for awa-reactive the
      * queue prune's phases (gates and count hand-off, lock, truncate, commit; NaN when it did not finish).
      */
     record Reclaim(double fillSeconds, List<Cost> steps, Cost withoutCompletion, long bytesBefore, long bytesAfter,
@@ -158,8 +159,8 @@ final class PruneCostScenario implements Scenario {
         SlotFixture.fill(database, queue.schema(), rows, options.enqueueBatch(), options.claimBatch(),
                 Payload.json(options.payloadBytes()));
         expectRotated(storage.ringOperations().rotate(Ring.QUEUE).block(), Ring.QUEUE);
-        // The live backlog goes into the new current queue slot; one job of it runs through the lifecycle so the
-        // lease ring holds a live lease when it rotates (an idle ring never rotates) and is then completed.
+        // The live backlog goes into the new current queue slot; one job of it runs through the lifecycle while the
+        // lease ring rotates, as a worker's job would, and is then completed.
         queue.enqueue(backlog(context)).block(Duration.ofMinutes(1));
         Job job = queue.claim(1, "bench-worker-0").block(Duration.ofMinutes(1)).get(0);
         expectRotated(storage.ringOperations().rotate(Ring.LEASE).block(), Ring.LEASE);
@@ -168,6 +169,9 @@ final class PruneCostScenario implements Scenario {
         double fillSeconds = (System.nanoTime() - fillStarted) / 1e9;
         try (Connection connection = database.jdbc()) {
             long before = bytes(database, connection, queue.schema());
+            // The lease slot first: a queue slot outlives the lease slots holding the claimed runs of its jobs.
+            Cost leaseRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.LEASE).block(),
+                    Ring.LEASE));
             PruneOutcome[] queueOutcome = new PruneOutcome[1];
             Cost queueRing = measure(connection, () -> queueOutcome[0] = storage.ringOperations().prune(Ring.QUEUE).block());
             double[] phases = {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
@@ -184,7 +188,6 @@ final class PruneCostScenario implements Scenario {
             } else {
                 throw unexpected(queueOutcome[0], Ring.QUEUE);
             }
-            Cost leaseRing = measure(connection, () -> expectPruned(storage.ringOperations().prune(Ring.LEASE).block(), Ring.LEASE));
             long after = bytes(database, connection, queue.schema());
             Cost total = queueRing.plus(leaseRing);
             return new Reclaim(fillSeconds, List.of(queueRing, leaseRing), total, before, after, phases);

@@ -11,12 +11,12 @@ import java.util.List;
  * Writes, with {@code INSERT ... SELECT}, the rows the lifecycle leaves behind for {@code n} jobs enqueued in batches
  * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and each batch completed together
  * ({@code completeAll}), all while queue slot 0, lease slot 0 and claim slot 0 were current (generation 0), in lane
- * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row and a done row, and a lease inserted then deleted (a dead
- * tuple); per enqueue batch a segment; per claim batch a claim range and a count delta; the lane's sequences at
- * {@code n}. The same columns as the lifecycle's server functions write since schema step 7 (no receipt, no closure);
- * schema step 6's triggers tally the leases as for the lifecycle (one tally update per statement: here a few
- * statements, there one per claim and completion). {@code SlotFixtureIntegrationTests} checks that the families
- * hold the same row counts, and the tallies the same sums, as a slot the real lifecycle filled.
+ * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row and a done row; per enqueue batch a segment; per claim batch
+ * a claim range, a claimed run's row (schema step 18) and a count delta; the lane's sequences at {@code n}. The same
+ * columns as the lifecycle's server functions write since schema step 18 (no receipt, no closure, no lease); the
+ * lease tallies hold what the claims' and completions' upserts leave, one row counting nothing.
+ * {@code SlotFixtureIntegrationTests} checks that the families hold the same row counts, and the tallies the same
+ * sums, as a slot the real lifecycle filled.
  */
 final class SlotFixture {
 
@@ -37,27 +37,33 @@ final class SlotFixture {
                 + " next_lane_seq, ready_generation)"
                 + " SELECT 0, 'bench', 2, 0, b * " + enqueueBatch + " + 1, least((b + 1) * " + enqueueBatch + ", "
                 + n + ") + 1, 0 FROM generate_series(0, " + ((n - 1) / enqueueBatch) + ") b");
-        sql.add("INSERT INTO " + s + ".leases (lease_slot, job_id, run_lease, lease_generation, ready_slot,"
-                + " ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt,"
-                + " max_attempts, worker_id, heartbeat_at, deadline_at, kind)"
-                + " SELECT 0, g, g, 0, 0, 0, 0, NULL, 'bench', 2, 0, g, 1, 25, 'bench-worker-0', now(), NULL,"
-                + " 'bench.noop' FROM generate_series(1, " + n + ") g");
+        // Claim batch b (from 0) is run b + 1; its job g sits at place (g - 1) % claimBatch.
+        String batch = "(g - 1) / " + claimBatch;
+        String runLease = "-((" + batch + " + 1) * 1024 + (g - 1) % " + claimBatch + ")";
+        sql.add("INSERT INTO " + s + ".lease_runs (lease_slot, run_id, ready_slot, ready_generation, queue, priority,"
+                + " enqueue_shard, worker_id, heartbeat_at, job_ids, lane_seqs, attempts, max_attempts, kinds,"
+                + " deadlines)"
+                + " SELECT 0, " + batch + " + 1, 0, 0, 'bench', 2, 0, 'bench-worker-0', now(), array_agg(g ORDER BY g),"
+                + " array_agg(g ORDER BY g), array_agg(1), array_agg(25), array_agg('bench.noop'::text),"
+                + " array_agg(NULL::timestamptz) FROM generate_series(1, " + n + ") g GROUP BY " + batch);
+        sql.add("INSERT INTO " + s + ".lease_tallies (lease_slot, ready_slot, queue, backend, live)"
+                + " VALUES (0, 0, 'bench', 0, 0)");
         sql.add("INSERT INTO " + s + ".ready_claim_ranges (ready_slot, queue, priority, enqueue_shard,"
                 + " first_lane_seq, next_lane_seq)"
                 + " SELECT 0, 'bench', 2, 0, b * " + claimBatch + " + 1, least((b + 1) * " + claimBatch + ", " + n
                 + ") + 1 FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
-        // Completion: the lease is deleted (the race guard), a done row and a delta written.
-        sql.add("DELETE FROM " + s + ".leases_0");
+        // Completion: a done row and a delta written.
         sql.add("INSERT INTO " + s + ".done_entries (ready_slot, job_id, run_lease, ready_generation, queue,"
                 + " priority, kind, state, attempt, error)"
-                + " SELECT 0, g, g, 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"
+                + " SELECT 0, g, " + runLease + ", 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"
                 + " FROM generate_series(1, " + n + ") g");
         // One delta per completed batch (a claimed batch completed together, as completeAll does).
         sql.add("INSERT INTO " + s + ".queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority,"
                 + " state, delta) SELECT 0, 0, 'bench', 2, 'completed', least((b + 1) * " + claimBatch + ", " + n
                 + ") - b * " + claimBatch + " FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
         sql.add("SELECT setval(enqueue_seq, " + n + "), setval(claim_seq, " + n + ") FROM " + s + ".queue_lanes");
-        sql.add("SELECT setval('" + s + ".job_id_seq', " + n + "), setval('" + s + ".receipt_id_seq', " + n + ")");
+        sql.add("SELECT setval('" + s + ".job_id_seq', " + n + "), setval('" + s + ".receipt_id_seq', "
+                + ((n - 1) / claimBatch + 1) + ")");
         database.execute(sql.toArray(String[]::new));
     }
 
@@ -100,7 +106,8 @@ final class SlotFixture {
         String s = "\"" + schemaName + "\"";
         List<Long> counts = new ArrayList<>();
         for (String child : List.of("ready_entries_0", "ready_segments_0", "ready_claim_ranges_0", "done_entries_0",
-                "queue_terminal_count_deltas_0", "lease_claims_0", "lease_claim_closures_0", "leases_0")) {
+                "queue_terminal_count_deltas_0", "lease_claims_0", "lease_claim_closures_0", "leases_0",
+                "lease_runs_0")) {
             counts.add(database.queryLong("SELECT count(*) FROM " + s + "." + child));
         }
         counts.add(database.queryLong("SELECT coalesce(sum(live), 0) FROM " + s + ".lease_tallies_0"));

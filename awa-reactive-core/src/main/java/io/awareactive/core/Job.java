@@ -18,11 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts the attempts allowed
  * @param timeout the job's own per-attempt timeout, or null
  * @param deadline this attempt's hard deadline (claim time + timeout), or null
- * @param runLease the attempt's identity (drawn once per claimed job): a late call for an older attempt never
- *     matches
+ * @param runLease the attempt's identity, never reused: a late call for an older attempt never matches (negative
+ *     for attempts claimed from schema step 18 on, which name their claimed run and their place in it)
  * @param readySlot the queue slot of the attempt's ready row
  * @param readyGeneration the queue generation of that slot
- * @param leaseSlot the lease slot of the attempt's lease
+ * @param leaseSlot the lease slot of the attempt's claimed run (or lease)
  * @param claimSlot the claim slot current when the attempt was claimed (only attempts claimed before schema step 7
  *     have a receipt there)
  * @param enqueueShard the lane's enqueue shard

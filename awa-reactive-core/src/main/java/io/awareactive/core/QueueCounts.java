@@ -7,7 +7,7 @@ package io.awareactive.core;
  * @param queue the queue
  * @param available ready and not yet claimed; approximate while work is in flight (uncommitted or rolled-back
  *     enqueues count until a claim passes them)
- * @param running attempts holding a lease
+ * @param running attempts claimed and not yet ended
  * @param scheduled jobs in the deferred table (scheduled jobs and retries waiting out their backoff)
  * @param completed completed jobs (exact)
  * @param failed terminally failed jobs (exact)

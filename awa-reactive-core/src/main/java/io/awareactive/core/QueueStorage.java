@@ -558,8 +558,8 @@ public final class QueueStorage {
 
     /**
      * Per-queue counts in one cheap statement, never reading ready or done rows: available from the lanes'
-     * sequences minus tombstones past the cursor (approximate while work is in flight), running from the leases,
-     * scheduled from the deferred table, terminal counts exactly from the count tables.
+     * sequences minus tombstones past the cursor (approximate while work is in flight), running from the lease
+     * tallies (open attempts), scheduled from the deferred table, terminal counts exactly from the count tables.
      *
      * @param queue the queue
      * @return the counts (zeros for an unknown queue)

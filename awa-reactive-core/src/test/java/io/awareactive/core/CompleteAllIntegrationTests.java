@@ -74,6 +74,7 @@ final class CompleteAllIntegrationTests {
         assertThat(count("done_entries", "state = 'completed'")).isEqualTo(30);
         assertThat(count("lease_claims", "true") + count("lease_claim_closures", "true")).isZero();
         assertThat(count("leases", "true")).isZero();
+        assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
         // One count delta for the batch's one (slot, generation, queue, priority), not one per job.
         assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
                 .isEqualTo(30);
@@ -86,14 +87,19 @@ final class CompleteAllIntegrationTests {
 
     /**
      * A ring child's statistics say nothing about what it holds now: analyzed while empty, a lease child still holds
-     * the leases of every claim since. A completion must find its leases by primary-key probes, never by reading
-     * the child (which would cost every lease written to the slot since its last truncation).
+     * the claimed runs of every claim since. A completion must find its runs by primary-key probes, never by reading
+     * the child (which would cost every run written to the slot since its last truncation).
      */
     @Test
-    void shouldFindTheLeasesByIndexWhenTheLeaseChildsStatisticsSayItIsEmpty() throws Exception {
-        db.execute("ANALYZE \"" + schema + "\".leases_0");
-        List<Job> jobs = enqueueAndClaim(200);
+    void shouldFindTheRunsByIndexWhenTheLeaseChildsStatisticsSayItIsEmpty() throws Exception {
+        db.execute("ANALYZE \"" + schema + "\".lease_runs_0");
+        List<Job> jobs = new ArrayList<>();
+        storage.enqueueAll(Flux.range(0, 200).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+        while (jobs.size() < 200) {
+            jobs.addAll(storage.claim("q", 2, "w").collectList().block(WAIT));
+        }
         assertThat(jobs).extracting(Job::leaseSlot).containsOnly(0);
+        assertThat(count("lease_runs_0", "true")).isEqualTo(100);
 
         try (java.sql.Connection jdbc = db.openJdbc()) {
             jdbc.setAutoCommit(false);
@@ -103,12 +109,12 @@ final class CompleteAllIntegrationTests {
                 statement.execute("SELECT * FROM complete_attempts('" + toArray(batch, Job::leaseSlot)
                         + "', '" + toArray(batch, Job::id) + "', '" + toArray(batch, Job::runLease) + "')");
                 try (java.sql.ResultSet scans = statement.executeQuery(
-                        "SELECT pg_stat_get_xact_numscans('leases_0'::regclass),"
-                                + " pg_stat_get_xact_tuples_fetched('leases_0_pkey'::regclass)")) {
+                        "SELECT pg_stat_get_xact_numscans('lease_runs_0'::regclass),"
+                                + " pg_stat_get_xact_tuples_fetched('lease_runs_0_pkey'::regclass)")) {
                     scans.next();
                     // Sequential scans of the child in this transaction.
                     assertThat(scans.getLong(1)).isZero();
-                    // Leases read through the primary key: one per attempt, not the child's 200.
+                    // Runs read through the primary key: one probe per attempt, not the child's 100 runs.
                     assertThat(scans.getLong(2)).isEqualTo(batch.size());
                 }
             }
@@ -118,31 +124,41 @@ final class CompleteAllIntegrationTests {
     }
 
     /**
-     * A batch takes its leases' row locks as it deletes them, in the order of their rows (the claim wrote them in job
-     * order), whatever order the caller gives: waiting for its first attempt, it holds none of the others, so two
-     * completions sharing attempts wait for each other in one direction only.
+     * A batch takes its runs' advisory locks in key order, whatever order the caller gives: waiting for the first, it
+     * holds none of the others, so two completions sharing runs wait for each other in one direction only.
      */
     @Test
-    void shouldTakeABatchsLeasesInRowOrderWhateverTheCallersOrder() throws Exception {
-        List<Job> jobs = new ArrayList<>(enqueueAndClaim(3));
-        jobs.sort(java.util.Comparator.comparingLong(Job::id));
-        String leases = "\"" + schema + "\".leases";
+    void shouldTakeABatchsRunLocksInKeyOrderWhateverTheCallersOrder() throws Exception {
+        List<Job> jobs = new ArrayList<>();
+        storage.enqueueAll(Flux.range(0, 3).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
+        while (jobs.size() < 3) {
+            jobs.addAll(storage.claim("q", 1, "w").collectList().block(WAIT));
+        }
+        String runKey = "\"" + schema + "\".run_key";
+        List<Long> keys = jobs.stream().map(job -> db.queryLong("SELECT " + runKey + "((-?::bigint) >> 10)",
+                job.runLease())).toList();
+        List<Job> byKey = new ArrayList<>(jobs);
+        byKey.sort(java.util.Comparator.comparingLong(job -> keys.get(jobs.indexOf(job))));
+        long firstKey = keys.stream().min(Long::compare).orElseThrow();
         try (java.sql.Connection holder = db.openJdbc()) {
             holder.setAutoCommit(false);
             try (java.sql.Statement statement = holder.createStatement()) {
-                statement.execute("SELECT 1 FROM " + leases + " WHERE job_id = " + jobs.get(0).id() + " FOR UPDATE");
+                statement.execute("SELECT pg_advisory_xact_lock(" + firstKey + ")");
             }
             java.util.concurrent.CompletableFuture<List<AttemptResult>> completion =
-                    completionWaitingOnALock(List.of(jobs.get(2), jobs.get(1), jobs.get(0)));
+                    completionWaitingOnALock(List.of(byKey.get(2), byKey.get(1), byKey.get(0)));
 
             try (java.sql.Connection probe = db.openJdbc()) {
                 probe.setAutoCommit(false);
-                try (java.sql.Statement statement = probe.createStatement();
-                        java.sql.ResultSet locked = statement.executeQuery("SELECT count(*) FROM (SELECT 1 FROM "
-                                + leases + " WHERE job_id IN (" + jobs.get(1).id() + ", " + jobs.get(2).id()
-                                + ") FOR UPDATE NOWAIT) l")) {
-                    locked.next();
-                    assertThat(locked.getLong(1)).isEqualTo(2);
+                for (long key : keys) {
+                    if (key != firstKey) {
+                        try (java.sql.Statement statement = probe.createStatement();
+                                java.sql.ResultSet free = statement.executeQuery(
+                                        "SELECT pg_try_advisory_xact_lock(" + key + ")")) {
+                            free.next();
+                            assertThat(free.getBoolean(1)).as("run lock %d free", key).isTrue();
+                        }
+                    }
                 }
                 probe.rollback();
             }
@@ -152,37 +168,28 @@ final class CompleteAllIntegrationTests {
         }
     }
 
-    /**
-     * A completion reads its leases without locking them, then deletes them: a heartbeat that updated a lease in
-     * between moved it to a new version. The batch's delete waits for the heartbeat and then, depending on the
-     * PostgreSQL minor version, deletes the new version or skips it; a skipped attempt must still be completed, once,
-     * in the same transaction (by the per-attempt path), never reported lost.
-     */
+    /** A heartbeat updates the run row; a completion reads it without a lock, so it never waits for a heartbeat. */
     @Test
-    void shouldCompleteALeaseAHeartbeatUpdatedWhileTheCompletionWaited() throws Exception {
-        List<Job> jobs = new ArrayList<>(enqueueAndClaim(2));
-        jobs.sort(java.util.Comparator.comparingLong(Job::id));
+    void shouldCompleteARunsAttemptsWhileAHeartbeatOfTheRunIsUncommitted() throws Exception {
+        List<Job> jobs = enqueueAndClaim(2);
         try (java.sql.Connection heartbeat = db.openJdbc()) {
             heartbeat.setAutoCommit(false);
             try (java.sql.Statement statement = heartbeat.createStatement()) {
-                assertThat(statement.executeUpdate("UPDATE \"" + schema + "\".leases SET heartbeat_at ="
-                        + " clock_timestamp() WHERE job_id = " + jobs.get(0).id())).isEqualTo(1);
+                assertThat(statement.executeUpdate("UPDATE \"" + schema + "\".lease_runs SET heartbeat_at ="
+                        + " clock_timestamp()")).isEqualTo(1);
             }
-            java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = completionWaitingOnALock(jobs);
+
+            assertThat(storage.completeAll(jobs).block(WAIT))
+                    .containsExactly(AttemptResult.COMPLETED, AttemptResult.COMPLETED);
 
             heartbeat.commit();
-
-            assertThat(completion.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
-                    .containsExactly(AttemptResult.COMPLETED, AttemptResult.COMPLETED);
         }
         assertThat(count("done_entries", "state = 'completed'")).isEqualTo(2);
-        assertThat(count("leases", "true")).isZero();
-        assertThat(db.queryLong("SELECT sum(delta) FROM \"" + schema + "\".queue_terminal_count_deltas"))
-                .isEqualTo(2);
+        assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
         assertThat(completingTransactions()).isEqualTo(1);
     }
 
-    /** Starts {@code completeAll(jobs)} and returns once its statement waits on a row lock. */
+    /** Starts {@code completeAll(jobs)} and returns once its statement waits on a lock. */
     private java.util.concurrent.CompletableFuture<List<AttemptResult>> completionWaitingOnALock(List<Job> jobs) {
         java.util.concurrent.CompletableFuture<List<AttemptResult>> completion = storage.completeAll(jobs).toFuture();
         await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_stat_activity"
@@ -220,7 +227,7 @@ final class CompleteAllIntegrationTests {
                 .hasMessageContaining("lease slot 63 does not exist");
 
         assertThat(count("done_entries", "true")).isZero();
-        assertThat(count("leases", "true")).isEqualTo(3);
+        assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isEqualTo(3);
         assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
     }
 
@@ -243,7 +250,7 @@ final class CompleteAllIntegrationTests {
 
             long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)
                     .count();
-            assertThat(count("leases", "true")).isZero();
+            assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
             // Every attempt ended exactly once: completed by one batch (one done row) or rescued (ready again as
             // attempt 2, zero backoff), never both or twice.
             String s = "\"" + schema + "\".";

@@ -73,6 +73,9 @@ final class DeadLetterIntegrationTests {
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + id)).isEqualTo(1);
 
         assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
+        // The lease slot holding the claimed run goes first: a queue slot outlives the claimed runs of its rows.
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isEqualTo(new RotateOutcome.Rotated(1, 1));
+        assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOfSatisfying(PruneOutcome.Pruned.class,
                 pruned -> assertThat(pruned.slot()).isZero());
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();

@@ -25,6 +25,8 @@ import reactor.core.publisher.Mono;
 final class LifecycleIntegrationTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Attempts claimed and not ended, from the lease tallies (exact at every commit). */
+    private static final String OPEN_ATTEMPTS = "SELECT coalesce(sum(live), 0) FROM {s}.lease_tallies";
 
     private final TestDatabase db;
     private String schema;
@@ -93,11 +95,11 @@ final class LifecycleIntegrationTests {
 
         assertThat(claim(storage, 10)).extracting(Job::priority).containsExactly(1, 1, 1, 2, 2, 2, 3, 3, 3, 4);
         assertThat(claim(storage, 10)).extracting(Job::priority).containsExactly(4, 4);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(12);
+        assertThat(count(OPEN_ATTEMPTS)).isEqualTo(12);
     }
 
     @Test
-    void shouldClaimABatchAcrossLanesAndGiveEachAttemptALeaseAndNoReceipt() {
+    void shouldClaimABatchAcrossLanesAndRecordEachLanesRunInOneRowWithNoLeaseOrReceipt() {
         List<Long> ids = storage.enqueueAll(Flux.range(0, 6).map(i -> JobRequest.builder("q", "k")
                 .args("{\"i\":" + i + "}").priority(i % 2 == 0 ? 1 : 3).build())).collectList().block(WAIT);
 
@@ -107,14 +109,18 @@ final class LifecycleIntegrationTests {
                 ids.get(3), ids.get(5));
         assertThat(jobs).extracting(Job::args).startsWith("{\"i\": 0}");
         assertThat(jobs).allSatisfy(job -> {
-            assertThat(job.runLease()).isPositive();
+            assertThat(job.runLease()).isNegative();
             assertThat(job.attempt()).isEqualTo(1);
         });
-        // One lease per attempt, keyed by the attempt's run lease; since schema step 7 nothing in the claim ring.
-        assertThat(db.query("SELECT job_id, run_lease FROM " + t("leases_0") + " WHERE receipt_id IS NULL",
+        // One row per lane's run (schema step 18), each attempt at its place in it (run lease = -(run * 1024 +
+        // place)); no lease, and since schema step 7 nothing in the claim ring.
+        assertThat(db.query("SELECT x.job_id, -(r.run_id * 1024 + x.n - 1) FROM " + t("lease_runs_0") + " r"
+                        + " CROSS JOIN unnest(r.job_ids) WITH ORDINALITY AS x (job_id, n)",
                 rs -> rs.getLong(1) + "/" + rs.getLong(2)))
                 .containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.id() + "/" + j.runLease()).toList());
-        assertThat(count("SELECT count(*) FROM {s}.lease_claims")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.lease_runs")).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM {s}.leases") + count("SELECT count(*) FROM {s}.lease_claims"))
+                .isZero();
         assertThat(jobs).allSatisfy(job -> assertThat(state(job.id())).isEqualTo(JobState.RUNNING));
     }
 
@@ -144,7 +150,7 @@ final class LifecycleIntegrationTests {
         assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 1, 0, 0));
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE state = 'completed' AND job_id = " + id
                 + " AND run_lease = " + job.runLease())).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
     }
 
     /**
@@ -181,7 +187,7 @@ final class LifecycleIntegrationTests {
             }
             jdbc.commit();
         }
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(10);
+        assertThat(count(OPEN_ATTEMPTS)).isEqualTo(10);
     }
 
     /**
@@ -305,7 +311,7 @@ final class LifecycleIntegrationTests {
         // One terminal row, written by the third attempt; no attempt is still leased.
         assertThat(db.query("SELECT state || '/' || attempt || '/' || run_lease FROM " + t("done_entries")
                 + " WHERE job_id = " + id, rs -> rs.getString(1))).containsExactly("failed/3/" + third.runLease());
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
     }
 
     @Test
@@ -389,11 +395,12 @@ final class LifecycleIntegrationTests {
 
         await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> s.ringOperations().rescue(10).block(WAIT) == 1);
 
-        // The stale lease is gone and the job is ready again as its next attempt (zero backoff).
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        // The stale attempt ended and the job is ready again as its next attempt (zero backoff).
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
         assertThat(db.query("SELECT attempt FROM " + t("ready_entries") + " WHERE job_id = " + id + " ORDER BY lane_seq",
                 rs -> rs.getInt(1))).containsExactly(1, 2);
-        String rows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM {s}.leases)"
+        String rows = "SELECT (SELECT count(*) FROM {s}.done_entries)"
+                + " + (SELECT coalesce(sum(cardinality(ended)), 0) FROM {s}.lease_runs)"
                 + " + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM {s}.deferred_jobs)";
         long rowsBefore = count(rows);
         assertThat(s.complete(stale).block(WAIT)).isEqualTo(AttemptResult.LOST);

@@ -143,12 +143,17 @@ final class PruneGatesIntegrationTests {
         assertThat(urgent).extracting(Job::priority).containsOnly(1);
         urgent.forEach(job -> storage.complete(job).block(WAIT));
         assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(Rotated.class);
+        // The lease slot holding the finished runs goes first: a queue slot outlives the claimed runs of its rows.
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(Rotated.class);
+        assertThat(prune(Ring.LEASE)).isInstanceOf(Pruned.class);
 
         assertThat(prune(Ring.QUEUE)).isEqualTo(new SkippedActive(0, SkipReason.QUEUE_PENDING_READY));
 
         Job last = storage.claim("q", 1, "w").single().block(WAIT);
         assertThat(last.priority()).isEqualTo(4);
         storage.complete(last).block(WAIT);
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(Rotated.class);
+        assertThat(prune(Ring.LEASE)).isInstanceOf(Pruned.class);
         assertThat(prune(Ring.QUEUE)).isInstanceOf(Pruned.class);
         assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(4);
     }
@@ -222,7 +227,8 @@ final class PruneGatesIntegrationTests {
         QueueCounts completed = new QueueCounts(RingRows.QUEUE, 0, 0, 0, 1, 0, 0);
         assertThat(counts()).isEqualTo(completed);
         assertThat(storage.status(job.id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
-        for (Ring ring : List.of(Ring.QUEUE, Ring.LEASE)) {
+        // The lease slot first: a queue slot outlives the claimed runs of its rows.
+        for (Ring ring : List.of(Ring.LEASE, Ring.QUEUE)) {
             assertThat(pruneUntilNotBlocked(ring)).as(ring.label()).isInstanceOf(Pruned.class)
                     .satisfies(o -> assertThat(((Pruned) o).slot()).isZero())
                     .satisfies(o -> assertThat(((Pruned) o).generation()).isZero());
@@ -237,21 +243,21 @@ final class PruneGatesIntegrationTests {
     void shouldKeepAnExpiredUnrescuedLeaseOpenUntilRescueClosesIt() {
         Job job = runningJob(JobRequest.builder(RingRows.QUEUE, "k").timeout(Duration.ofMillis(1)).build());
         assertThat(job.deadline()).isNotNull();
-        await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM " + rows.t("leases")
-                + " WHERE deadline_at < now()") == 1);
+        await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM " + rows.t("lease_runs")
+                + " WHERE deadlines[1] < now()") == 1);
         assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isEqualTo(new Rotated(1, 1));
 
-        // Expired but not rescued (no engine runs): the attempt still counts as running and its lease as live.
+        // Expired but not rescued (no engine runs): the attempt still counts as running and its run as live.
         assertThat(prune(Ring.LEASE)).isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
         assertThat(counts()).isEqualTo(new QueueCounts(RingRows.QUEUE, 0, 1, 0, 0, 0, 0));
 
-        // Rescue deletes the lease; the retry waits out its backoff elsewhere.
+        // Rescue ends the attempt; the retry waits out its backoff elsewhere.
         assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(1);
         QueueCounts rescued = new QueueCounts(RingRows.QUEUE, 0, 0, 1, 0, 0, 0);
         assertThat(counts()).isEqualTo(rescued);
         assertThat(pruneUntilNotBlocked(Ring.LEASE)).isInstanceOf(Pruned.class)
                 .satisfies(o -> assertThat(((Pruned) o).slot()).isZero());
-        assertThat(rows.rows("leases_0")).isZero();
+        assertThat(rows.rows("lease_runs_0")).isZero();
         assertThat(counts()).isEqualTo(rescued);
         assertThat(storage.complete(job).block(WAIT)).isEqualTo(AttemptResult.LOST);
     }
@@ -341,10 +347,11 @@ final class PruneGatesIntegrationTests {
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         Job job = storage.claim("q", 1, "w").blockFirst(WAIT);
         assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isEqualTo(new Rotated(1, 1));
-        // With the sealed slot's lease child locked, a count that read the leases would fail with 55P03.
+        // With the sealed slot's children locked, a count that read them would fail with 55P03.
         try (Connection holder = db.openJdbc(); Statement statement = holder.createStatement()) {
             holder.setAutoCommit(false);
-            statement.execute("LOCK TABLE " + rows.t("leases_0") + " IN ACCESS EXCLUSIVE MODE");
+            statement.execute("LOCK TABLE " + rows.t("leases_0") + ", " + rows.t("lease_runs_0")
+                    + " IN ACCESS EXCLUSIVE MODE");
             try {
                 assertThat(storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT)).isEqualTo(1);
             } finally {
@@ -352,7 +359,10 @@ final class PruneGatesIntegrationTests {
             }
         }
 
+        // Ended, the attempt's claimed run still holds the slot until its prune (schema step 18).
         storage.complete(job).block(WAIT);
+        assertThat(storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT)).isEqualTo(1);
+        assertThat(prune(Ring.LEASE)).isInstanceOf(Pruned.class);
         assertThat(storage.ringOperations().sealedSlots(Ring.LEASE).block(WAIT)).isZero();
     }
 

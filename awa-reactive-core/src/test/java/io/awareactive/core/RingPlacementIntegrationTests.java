@@ -27,6 +27,8 @@ import reactor.core.scheduler.Schedulers;
 final class RingPlacementIntegrationTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Attempts claimed and not ended, from the lease tallies (exact at every commit). */
+    private static final String OPEN_ATTEMPTS = "SELECT coalesce(sum(live), 0) FROM {s}.lease_tallies";
 
     private final TestDatabase db;
     private String schema;
@@ -74,12 +76,12 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.ringOperations().rotate(Ring.CLAIM).block(WAIT))
                 .isInstanceOf(RotateOutcome.SkippedIdle.class);
 
-        // Completion: done row + delta in the job's ORIGINAL ready slot, the lease deleted, no closure.
+        // Completion: done row + delta in the job's ORIGINAL ready slot, no open attempt left, no closure.
         assertThat(storage.complete(jobA).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
         assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + a)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.queue_terminal_count_deltas_0")).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
 
         // Retry: deferred, then promoted into the then-current queue slot.
         long b = storage.enqueue(JobRequest.builder("q", "b").maxAttempts(3).build()).block(WAIT);
@@ -90,7 +92,7 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.fail(first, "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
         assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + b + " AND attempt = 2"))
                 .isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
         rotated(Ring.QUEUE, 2);
         await().atMost(WAIT).until(() -> storage.ringOperations().promote(10).block(WAIT) == 1);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_2 WHERE job_id = " + b)).isEqualTo(2);
@@ -101,9 +103,9 @@ final class RingPlacementIntegrationTests {
         rotated(Ring.QUEUE, 3);
         assertThat(storage.release(second).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_3 WHERE job_id = " + b)).isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
 
-        // Rescue: the lease deleted and the next attempt scheduled; the late completion of a rescued or released
+        // Rescue: the attempt ended and the next attempt scheduled; the late completion of a rescued or released
         // attempt writes nothing.
         Job third = claimOne();
         assertThat(third.attempt()).isEqualTo(2);
@@ -112,11 +114,12 @@ final class RingPlacementIntegrationTests {
                 .retryBackoffBase(Duration.ofMillis(50)).retryBackoffJitter(0)));
         await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
                 .until(() -> rescuer.ringOperations().rescue(10).block(WAIT) == 1);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count(OPEN_ATTEMPTS)).isZero();
         assertThat(storage.status(b).block(WAIT).attempt()).isEqualTo(3);
-        String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries) + (SELECT count(*) FROM"
-                + " {s}.leases) + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM"
-                + " {s}.deferred_jobs) + (SELECT count(*) FROM {s}.queue_terminal_count_deltas)";
+        String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries)"
+                + " + (SELECT coalesce(sum(cardinality(ended)), 0) FROM {s}.lease_runs)"
+                + " + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM {s}.deferred_jobs)"
+                + " + (SELECT count(*) FROM {s}.queue_terminal_count_deltas)";
         long before = count(allRows);
         assertThat(storage.complete(third).block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(storage.complete(second).block(WAIT)).isEqualTo(AttemptResult.LOST);
@@ -140,7 +143,7 @@ final class RingPlacementIntegrationTests {
                 assertThat(job.leaseSlot()).isEqualTo(storage.ringOperations().cursor(Ring.LEASE).block(WAIT).slot());
             });
             assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
-            assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+            assertThat(count(OPEN_ATTEMPTS)).isZero();
             for (Ring ring : List.of(Ring.QUEUE, Ring.LEASE)) {
                 if (k + 1 < storage.config().slotCount(ring)) {
                     assertThat(storage.ringOperations().rotate(ring).block(WAIT))
@@ -170,7 +173,7 @@ final class RingPlacementIntegrationTests {
         assertThat(count(cursor)).isEqualTo(4);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
         assertThat(count(cursor)).isEqualTo(5);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isEqualTo(5);
+        assertThat(count(OPEN_ATTEMPTS)).isEqualTo(5);
         assertThat(storage.counts("q").block(WAIT).available()).isZero();
     }
 
@@ -212,9 +215,12 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.completeAll(next).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(4);
-        // The killed claim left nothing: the only leases are the first claim's, still running.
-        assertThat(db.query("SELECT job_id FROM \"" + schema + "\".leases ORDER BY job_id", rs -> rs.getLong(1)))
-                .containsExactly(ids.get(0), ids.get(1));
+        // The killed claim left nothing: the only open attempts are the first claim's, still running.
+        String s = "\"" + schema + "\".";
+        assertThat(db.query("SELECT x.job_id FROM " + s + "lease_runs r CROSS JOIN unnest(r.job_ids) AS x (job_id)"
+                + " WHERE NOT EXISTS (SELECT 1 FROM " + s + "done_entries d WHERE d.job_id = x.job_id)"
+                + " ORDER BY x.job_id", rs -> rs.getLong(1))).containsExactly(ids.get(0), ids.get(1));
+        assertThat(count(OPEN_ATTEMPTS)).isEqualTo(2);
     }
 
     @Test
@@ -300,6 +306,10 @@ final class RingPlacementIntegrationTests {
             rotated(Ring.QUEUE, 1);
             rotated(Ring.QUEUE, 2);
             rotated(Ring.QUEUE, 3);
+            // The lease slot holding the finished run goes first: a queue slot outlives the claimed runs of its rows.
+            rotated(Ring.LEASE, 1);
+            assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.LEASE, WAIT))
+                    .isInstanceOf(PruneOutcome.Pruned.class);
             assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.QUEUE, WAIT))
                     .isInstanceOfSatisfying(PruneOutcome.Pruned.class, pruned -> assertThat(pruned.slot()).isZero());
 

@@ -171,20 +171,42 @@ final class RotationIntegrationTests {
 
     @Test
     void shouldRotateAwayFromDeletedLeasesOnlyIntoAReclaimedSlot() {
-        // A job that started and ended between two ticks: its lease was inserted and deleted, leaving a dead row.
-        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
-        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
-        assertThat(db.queryLong("SELECT count(*) FROM " + t("leases"))).isZero();
+        // An attempt claimed before schema step 18 that ended between two ticks: its lease was inserted and deleted,
+        // leaving a dead row.
+        String lease = "INSERT INTO " + t("leases") + " (lease_slot, job_id, run_lease, lease_generation, ready_slot,"
+                + " ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard, lane_seq, attempt,"
+                + " max_attempts, worker_id, heartbeat_at) VALUES (%d, 7, 1, 0, 0, 0, 0, NULL, 'q', 2, 0, 1, 1, 1, 'w',"
+                + " now())";
+        db.execute(String.format(lease, 0), "DELETE FROM " + t("leases"));
 
         // Slot 1 was never written: the ring moves on so that prune can truncate slot 0.
         assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(1, 1));
         assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
 
         // Dead rows in both slots: no rotation until prune has reclaimed the next one.
-        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
-        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
+        db.execute(String.format(lease, 1), "DELETE FROM " + t("leases"));
         assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
         assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(0, 2));
+        assertThat(ledgerRows(Ring.LEASE)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldTurnTheLeaseRingUntilTheRunsOfFinishedJobsArePruned() {
+        // A job that started and ended between two ticks leaves its claimed run's row (schema step 18) in slot 0.
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
+        assertThat(db.queryLong("SELECT count(*) FROM " + t("lease_runs_0"))).isOne();
+
+        // The queue slot of its job waits for that row's prune, so the ring is not idle until it is gone.
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(1, 1));
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedBusy(0, Set.of(RotationBlocker.LEASE_RUN_ROWS)));
+        assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
+
+        // The next finished run, in slot 1, moves the ring into the reclaimed slot 0.
+        storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
+        storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
         assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(0, 2));
         assertThat(ledgerRows(Ring.LEASE)).isEqualTo(3);
     }

@@ -298,11 +298,11 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claim_closures")).isEqualTo(3);
         assertThat(db.queryLong("SELECT sum(opened - closed) FROM " + s + "claim_tallies")).isZero();
 
-        // Claimed after it: leases only.
+        // Claimed after it: no receipt (and, on the latest schema, a claimed run's row instead of leases).
         List<Job> after = claimAll(storage, "mail", 10);
         assertThat(after).extracting(Job::id).containsExactlyInAnyOrderElementsOf(ids.subList(2, 6));
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claims")).isEqualTo(3);
-        assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases WHERE receipt_id IS NULL")).isEqualTo(4);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_runs, unnest(job_ids)")).isEqualTo(4);
         assertThat(storage.completeAll(after).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "lease_claim_closures")).isEqualTo(3);
         for (long id : ids) {
@@ -345,6 +345,50 @@ final class SchemaUpgradeIntegrationTests {
                 .until(() -> storage.ringOperations().rescue(10).block(WAIT) == 1);
         assertThat(storage.status(id).block(WAIT).error()).isEqualTo("rescued: deadline passed");
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldEndAttemptsLeasedBeforeStep18AndCountThemPerQueue() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = QueueStorage.create(QueueStorageConfig.builder()
+                .connectionFactory(db.connectionFactory()).schema(schema).heartbeatInterval(Duration.ofMillis(300))
+                .leaseStaleAfter(Duration.ofSeconds(1))
+                .retryBackoffBase(Duration.ZERO).build());
+        for (MigrationScript script : storage.migrationScripts().subList(0, 17)) {
+            runInOneTransaction(script.sql());
+        }
+        String s = "\"" + schema + "\".";
+        for (int i = 0; i < 4; i++) {
+            storage.enqueue(JobRequest.of("mail", "k", "{}")).block(WAIT);
+        }
+        storage.enqueue(JobRequest.of("other", "k", "{}")).block(WAIT);
+        List<Job> leased = claimAll(storage, "mail", 3);
+        assertThat(claimAll(storage, "other", 1)).hasSize(1);
+        assertThat(leased).hasSize(3).extracting(Job::runLease).allMatch(lease -> lease > 0);
+
+        storage.install().block(WAIT);
+
+        // The leases' tallies, recounted per queue by the step.
+        assertThat(db.queryLong("SELECT sum(live) FROM " + s + "lease_tallies WHERE queue = 'mail'")).isEqualTo(3);
+        assertThat(storage.counts("mail").block(WAIT).running()).isEqualTo(3);
+        assertThat(storage.counts("other").block(WAIT).running()).isEqualTo(1);
+        assertThat(storage.heartbeat(leased).collectList().block(WAIT))
+                .containsExactlyInAnyOrderElementsOf(leased.stream().map(Job::id).toList());
+
+        // Each leased attempt ends the way it did before the step: completed, failed, rescued.
+        assertThat(storage.completeAll(List.of(leased.get(0))).block(WAIT)).containsExactly(AttemptResult.COMPLETED);
+        assertThat(storage.fail(leased.get(1), "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
+        db.execute("UPDATE " + s + "leases SET heartbeat_at = now() - interval '1 hour'");
+        assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(2);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases")).isZero();
+
+        // Claimed after the step: a run, no lease; every attempt of the queue ends, and none is counted running.
+        List<Job> runs = claimAll(storage, "mail", 10);
+        assertThat(runs).hasSize(3).extracting(Job::runLease).allMatch(lease -> lease < 0);
+        assertThat(storage.completeAll(runs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        assertThat(storage.counts("mail").block(WAIT).running()).isZero();
+        assertThat(storage.counts("mail").block(WAIT).completed()).isEqualTo(4);
+        assertThat(storage.status(leased.get(0).id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
     }
 
     /** A completion as release 0.1.0 made it: its own {@code end_attempt}. */

@@ -193,7 +193,7 @@ final class WorkerIntegrationTests {
                 .isEqualTo(2);
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count("SELECT coalesce(sum(live), 0) FROM {s}.lease_tallies")).isZero();
         assertThat(storage.claim("q", 1, "next").single().block(WAIT).attempt()).isEqualTo(1);
     }
 
@@ -205,10 +205,10 @@ final class WorkerIntegrationTests {
         AtomicBoolean cancelled = new AtomicBoolean();
         Worker w = start(s, UnaryOperator.identity(), job -> Mono.never().doOnCancel(() -> cancelled.set(true)));
         await().atMost(WAIT).until(() -> w.running() == 1);
-        // The worker heartbeats; age its lease as a stuck worker's would be, then let rescue take it (again if a
-        // heartbeat refreshed the lease in between).
+        // The worker heartbeats; age its claimed run as a stuck worker's would be, then let rescue take it (again if
+        // a heartbeat refreshed the run in between).
         await().atMost(WAIT).until(() -> {
-            db.execute("UPDATE \"" + schema + "\".leases SET heartbeat_at = now() - interval '1 hour'");
+            db.execute("UPDATE \"" + schema + "\".lease_runs SET heartbeat_at = now() - interval '1 hour'");
             return s.ringOperations().rescue(10).block(WAIT) == 1;
         });
 
@@ -216,11 +216,12 @@ final class WorkerIntegrationTests {
 
         assertThat(cancelled).isTrue();
         assertThat(status(id).state()).isEqualTo(JobState.SCHEDULED);
-        // Rescue, not the abandoned handler, ended the attempt: one retry scheduled with rescue's error, no lease
-        // and no terminal row left; no closure since schema step 7.
+        // Rescue, not the abandoned handler, ended the attempt: one retry scheduled with rescue's error, the attempt
+        // in its run's ended list, no open attempt and no terminal row left; no closure since schema step 7.
         assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + id
                 + " AND attempt = 2 AND last_error LIKE 'rescued: %'")).isEqualTo(1);
-        assertThat(count("SELECT count(*) FROM {s}.leases")).isZero();
+        assertThat(count("SELECT count(*) FROM {s}.lease_runs WHERE ended = '{0}'")).isEqualTo(1);
+        assertThat(count("SELECT coalesce(sum(live), 0) FROM {s}.lease_tallies")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
     }

@@ -66,8 +66,8 @@ final class MeterRegistrationUnitTests {
                     + ",awa.ring.outcome=skipped_active,awa.ring.reason=" + reason + "}");
         }
         for (String blocker : List.of("queue.ready_rows", "queue.ready_segments", "queue.claim_ranges",
-                "queue.tombstones", "queue.done_rows", "queue.terminal_deltas", "lease.rows", "claim.rows",
-                "claim.closure_rows")) {
+                "queue.tombstones", "queue.done_rows", "queue.terminal_deltas", "lease.rows", "lease.run_rows",
+                "claim.rows", "claim.closure_rows")) {
             ids.add("awa.maintenance.rotate.attempts{awa.ring=" + blocker.substring(0, blocker.indexOf('.'))
                     + ",awa.ring.blocker=" + blocker + ",awa.ring.outcome=skipped_busy}");
         }

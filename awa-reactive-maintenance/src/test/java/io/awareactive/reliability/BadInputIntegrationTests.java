@@ -75,6 +75,7 @@ final class BadInputIntegrationTests {
                 db.queryLong("SELECT count(*) FROM " + Reliability.t(config, "deferred_jobs")),
                 db.queryLong("SELECT count(*) FROM " + Reliability.t(config, "queue_lanes")),
                 db.queryLong("SELECT count(*) FROM " + Reliability.t(config, "leases")),
+                db.queryLong("SELECT count(*) FROM " + Reliability.t(config, "lease_runs")),
                 db.queryLong("SELECT count(*) FROM " + Reliability.t(config, "done_entries")));
     }
 
@@ -220,7 +221,7 @@ final class BadInputIntegrationTests {
         assertThat(job.id()).isEqualTo(id);
         assertThat(job.kind()).isEqualTo(kind);
         assertThat(job.args()).isEqualToIgnoringWhitespace(args);
-        assertThat(db.query("SELECT worker_id FROM " + Reliability.t(config, "leases"), rs -> rs.getString(1)))
+        assertThat(db.query("SELECT worker_id FROM " + Reliability.t(config, "lease_runs"), rs -> rs.getString(1)))
                 .containsExactly(workerId);
         storage.fail(job, error).block(WAIT);
 

@@ -12,6 +12,7 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
@@ -49,6 +50,11 @@ final class FailureLoggingIntegrationTests {
         QueueStorage storage = QueueStorage.create(withoutTruncate);
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         storage.claim("q", 1, "w").flatMap(storage::complete).blockLast(WAIT);
+        // The owner reclaims the lease slot holding the job's claimed run, which the queue slot would wait for.
+        QueueStorage ownerStorage = QueueStorage.create(owner);
+        assertThat(ownerStorage.ringOperations().rotate(Ring.LEASE).block(WAIT))
+                .isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(ownerStorage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
 
         ListAppender<ILoggingEvent> lines = new ListAppender<>();
         Logger library = (Logger) LoggerFactory.getLogger("io.awareactive");

@@ -66,7 +66,8 @@ final class LeaderFailoverIntegrationTests {
             int slots = storage.slotCount(ring);
             String child = switch (ring) {
                 case QUEUE -> "ready_entries_";
-                case LEASE -> "leases_";
+                // Since schema step 18 a claim writes a run row, not leases: the lease prune truncates these.
+                case LEASE -> "lease_runs_";
                 // Empty since schema step 7 (claims write no receipt): the claim ring stays idle, so these never fire.
                 case CLAIM -> "lease_claims_";
             };

@@ -99,6 +99,9 @@ final class LeastPrivilegeIntegrationTests {
         // The maintenance role: rotate, roll up and prune slot 0 for real; the engine starts without warnings.
         QueueStorage maintain = as(db.connectionFactoryAs(maintenance));
         assertThat(maintain.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        // The lease slot holding the claimed runs goes first: a queue slot outlives the claimed runs of its jobs.
+        assertThat(maintain.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(maintain.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         // The application role cannot prune the now sealed slot: its TRUNCATE is refused and rolled back.
         PruneOutcome refused = application.ringOperations().prune(Ring.QUEUE).block(WAIT);
         assertThat(refused).isInstanceOf(PruneOutcome.Failed.class);
@@ -159,6 +162,8 @@ final class LeastPrivilegeIntegrationTests {
         }
         assertThat(maintain.ringOperations().rollup(4, Duration.ofSeconds(5), 3).collectList().block(WAIT)).hasSize(1).first()
                 .isInstanceOf(RollupOutcome.Rolled.class);
+        assertThat(maintain.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(maintain.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         assertThat(maintain.ringOperations().prune(Ring.QUEUE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
     }
 

@@ -88,13 +88,13 @@ final class LongReadersIntegrationTests {
                     && Drain.RINGS_WITH_ROWS.stream().allMatch(ring -> Reliability.rotations(registry, ring) > 0));
 
             // A report in REPEATABLE READ scanning the queue parents, and a session idle in a transaction that
-            // read the lease parent: both hold ACCESS SHARE on every child until they end.
+            // read the lease ring's claimed runs: both hold ACCESS SHARE on every child until they end.
             reader.setAutoCommit(false);
             reader.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             read.executeQuery("SELECT (SELECT count(*) FROM " + Reliability.t(storage, "ready_entries") + "),"
                     + " (SELECT count(*) FROM " + Reliability.t(storage, "done_entries") + ")").close();
             idle.setAutoCommit(false);
-            idling.executeQuery("SELECT count(*) FROM " + Reliability.t(storage, "leases")).close();
+            idling.executeQuery("SELECT count(*) FROM " + Reliability.t(storage, "lease_runs")).close();
             int heldFrom = events.size();
             int doneAtHold = done.size();
 
@@ -104,8 +104,10 @@ final class LongReadersIntegrationTests {
             List<PruneEvent> held = startedWhileHeld(events, heldFrom);
             assertThat(held).noneMatch(e -> e.outcome() instanceof PruneOutcome.Pruned
                     || e.outcome() instanceof PruneOutcome.Failed);
+            // The lease prunes wait for the idle session; the queue prunes for the report, or for the lease slots
+            // holding their jobs' runs (a queue slot outlives the claimed runs of its jobs).
             assertThat(held).filteredOn(e -> e.outcome() instanceof PruneOutcome.Blocked)
-                    .extracting(PruneEvent::ring).contains(Ring.QUEUE);
+                    .extracting(PruneEvent::ring).contains(Ring.LEASE);
 
             reader.rollback();
             idle.rollback();

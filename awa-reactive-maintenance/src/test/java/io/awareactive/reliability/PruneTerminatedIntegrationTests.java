@@ -12,6 +12,7 @@ import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.maintenance.PruneEvent;
 import io.awareactive.maintenance.RingMaintenance;
@@ -59,6 +60,9 @@ final class PruneTerminatedIntegrationTests {
         }
         List<Job> jobs = queue.claim("q", 3, "w").collectList().block(WAIT);
         jobs.forEach(job -> queue.complete(job).block(WAIT));
+        // The lease slot holding their claimed run goes first: a queue slot outlives the claimed runs of its jobs.
+        assertThat(queue.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(queue.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         db.execute("INSERT INTO " + t(storage, "queue_ring_rotations") + " (generation, slot) VALUES (1, 1)");
         Map<String, Long> rowsBefore = rows(storage);
         Map<String, Long> filenodesBefore = filenodes(storage);

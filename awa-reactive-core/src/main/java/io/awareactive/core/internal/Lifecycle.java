@@ -318,7 +318,9 @@ public final class Lifecycle {
     // ------------------------------------------------------------------ attempts
 
     /**
-     * Refreshes the heartbeat of live attempts: one UPDATE per lease slot (the lease's own child).
+     * Refreshes the heartbeat of live attempts: per lease slot, one UPDATE of the claimed runs' rows (schema step 18:
+     * one row per run) and one of the leases (attempts claimed before it), each in the slot's own child.
+     * An attempt of a run is live while it has neither a done row nor an entry in the run's ended list.
      *
      * @param jobs the attempts
      * @return the ids of the attempts still live
@@ -330,13 +332,43 @@ public final class Lifecycle {
         Map<Integer, List<Job>> bySlot = jobs.stream().collect(Collectors.groupingBy(Job::leaseSlot, TreeMap::new,
                 Collectors.toList()));
         return Db.withConnection(factory, c -> Flux.fromIterable(bySlot.entrySet())
-                .concatMap(e -> Db.query(c, "UPDATE " + schema.child(Table.LEASES, e.getKey())
-                                + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1 AND (job_id, run_lease)"
-                                + " IN (SELECT * FROM unnest($2::bigint[], $3::bigint[])) RETURNING job_id",
-                        row -> Db.get(row, 0, Long.class), e.getKey(),
-                        e.getValue().stream().map(Job::id).toArray(Long[]::new),
-                        e.getValue().stream().map(Job::runLease).toArray(Long[]::new)))
+                .concatMap(e -> {
+                    List<Job> ofRuns = e.getValue().stream().filter(job -> job.runLease() < 0).toList();
+                    List<Job> leased = e.getValue().stream().filter(job -> job.runLease() > 0).toList();
+                    return heartbeatRuns(c, e.getKey(), ofRuns).concatWith(heartbeatLeases(c, e.getKey(), leased));
+                })
                 .collectList()).flatMapMany(Flux::fromIterable);
+    }
+
+    private Flux<Long> heartbeatRuns(Connection c, int leaseSlot, List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Flux.empty();
+        }
+        // The run of an attempt is -runLease / 1024 and its index in the run -runLease % 1024 (schema step 18).
+        String runLease = "-(u.run_id * 1024 + x.n - 1)";
+        return Db.query(c, "WITH u AS (UPDATE " + schema.child(Table.LEASE_RUNS, leaseSlot)
+                        + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1"
+                        + " AND run_id = ANY (SELECT DISTINCT (-r) >> 10 FROM unnest($3::bigint[]) r)"
+                        + " RETURNING run_id, ready_slot, job_ids, ended)"
+                        + " SELECT x.job_id FROM u"
+                        + " CROSS JOIN LATERAL unnest(u.job_ids) WITH ORDINALITY AS x (job_id, n)"
+                        + " WHERE (x.job_id, " + runLease + ") IN (SELECT * FROM unnest($2::bigint[], $3::bigint[]))"
+                        + " AND (x.n - 1)::int <> ALL (u.ended) AND NOT EXISTS (SELECT 1 FROM "
+                        + schema.table(Table.DONE_ENTRIES) + " d WHERE d.ready_slot = u.ready_slot"
+                        + " AND d.job_id = x.job_id AND d.run_lease = " + runLease + " OFFSET 0)",
+                row -> Db.get(row, 0, Long.class), leaseSlot, jobs.stream().map(Job::id).toArray(Long[]::new),
+                jobs.stream().map(Job::runLease).toArray(Long[]::new));
+    }
+
+    private Flux<Long> heartbeatLeases(Connection c, int leaseSlot, List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Flux.empty();
+        }
+        return Db.query(c, "UPDATE " + schema.child(Table.LEASES, leaseSlot)
+                        + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1 AND (job_id, run_lease)"
+                        + " IN (SELECT * FROM unnest($2::bigint[], $3::bigint[])) RETURNING job_id",
+                row -> Db.get(row, 0, Long.class), leaseSlot, jobs.stream().map(Job::id).toArray(Long[]::new),
+                jobs.stream().map(Job::runLease).toArray(Long[]::new));
     }
 
     /** How an attempt ends other than by completing ({@link #completeAll} completes). */
@@ -582,7 +614,8 @@ public final class Lifecycle {
                 + " - (SELECT count(*) FROM " + schema.table(Table.READY_TOMBSTONES) + " t JOIN lanes l"
                 + " ON t.priority = l.priority AND t.enqueue_shard = l.enqueue_shard"
                 + " WHERE t.queue = $1 AND t.lane_seq > l.c), 0)::bigint,"
-                + " (SELECT count(*) FROM " + schema.table(Table.LEASES) + " WHERE queue = $1),"
+                + " (SELECT coalesce(sum(live), 0)::bigint FROM " + schema.table(Table.LEASE_TALLIES)
+                + " WHERE queue = $1),"
                 + " (SELECT count(*) FROM " + schema.table(Table.DEFERRED_JOBS) + " WHERE queue = $1),"
                 + " coalesce((SELECT n FROM terminal WHERE state = 'completed'), 0),"
                 + " coalesce((SELECT n FROM terminal WHERE state = 'failed'), 0),"

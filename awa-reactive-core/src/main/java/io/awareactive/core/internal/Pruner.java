@@ -63,7 +63,7 @@ public final class Pruner {
                 case QUEUE -> new LockPlan(List.of(Table.READY_SEGMENTS), List.of(Table.READY_ENTRIES,
                         Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
                         Table.QUEUE_TERMINAL_COUNT_DELTAS));
-                case LEASE -> new LockPlan(List.of(Table.LEASES, Table.LEASE_TALLIES), List.of());
+                case LEASE -> new LockPlan(List.of(Table.LEASES, Table.LEASE_RUNS, Table.LEASE_TALLIES), List.of());
                 // Receipts are the widely read side; with every receipt closed no closure can arrive.
                 case CLAIM -> new LockPlan(List.of(Table.LEASE_CLAIMS),
                         List.of(Table.LEASE_CLAIM_CLOSURES, Table.CLAIM_TALLIES));
@@ -184,11 +184,13 @@ public final class Pruner {
      * when earlier ones pass). Why each is exact: {@code docs/architecture.md}, "Prune gates".
      *
      * <ul>
-     *   <li>G1 {@code queue.active_leases}: the leases pointing at the slot, summed over every lease slot's tallies.
+     *   <li>G1 {@code queue.active_leases}: the open attempts (leases and attempts of claimed runs) pointing at the
+     *       slot, summed over every lease slot's tallies, and the claimed runs of its rows that a lease slot not yet
+     *       pruned still holds (their attempts count as ended by the done rows this slot holds).
      *   <li>G2 {@code queue.pending_ready}: {@link #pendingReady(int)}.
      *   <li>G3 {@code queue.unclosed_claim_refs}: receipts minus closures pointing at the slot, summed over every
      *       claim slot's tallies.
-     *   <li>{@code lease.active}: the lease slot's tallied leases; {@code claim.open}: the claim slot's receipts
+     *   <li>{@code lease.active}: the lease slot's tallied open attempts; {@code claim.open}: the claim slot's receipts
      *       minus closures.
      * </ul>
      *
@@ -198,8 +200,8 @@ public final class Pruner {
         int k = target.slot();
         return switch (ring) {
             case QUEUE -> Db.queryOne(c, "SELECT CASE"
-                            + " WHEN (SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES)
-                            + " WHERE ready_slot = $1) <> 0 THEN 'QUEUE_ACTIVE_LEASES'"
+                            + " WHEN (SELECT coalesce(sum(live), 0) <> 0 OR coalesce(sum(runs), 0) <> 0 FROM "
+                            + schema.table(Table.LEASE_TALLIES) + " WHERE ready_slot = $1) THEN 'QUEUE_ACTIVE_LEASES'"
                             + " WHEN " + pendingReady(k) + " THEN 'QUEUE_PENDING_READY'"
                             + " WHEN (SELECT coalesce(sum(opened - closed), 0) FROM "
                             + schema.table(Table.CLAIM_TALLIES) + " WHERE ready_slot = $1) <> 0"
@@ -348,8 +350,8 @@ public final class Pruner {
 
     /**
      * Counts the ring's initialized sealed slots that still hold rows (not yet pruned), in one short timeout-first
-     * read transaction. A lease slot holds rows when its tallies count a live lease (equal to its visible leases, and
-     * read without walking the deleted ones); the other rings' slots when a family child has a visible row.
+     * read transaction. A lease slot holds rows when its tallies count an open attempt or a claimed run (read without
+     * walking deleted leases); the other rings' slots when a family child has a visible row.
      *
      * @param ring the ring
      * @return the count: 0 when idle, up to N - 1 when pruning is stalled; errors with the database failure
@@ -376,10 +378,13 @@ public final class Pruner {
                 .collect(Collectors.joining(" + ", "SELECT ", ""));
     }
 
-    /** Counts the lease slots whose tallies count a live lease (literal slots: only their tally children are read). */
+    /**
+     * Counts the lease slots whose tallies count an open attempt or a claimed run (literal slots: only their tally
+     * children are read).
+     */
     private String liveLeaseSlotsSql(List<SealedSlot> sealed) {
         String slots = sealed.stream().map(s -> Integer.toString(s.slot())).collect(Collectors.joining(", "));
         return "SELECT count(*)::int FROM (SELECT lease_slot FROM " + schema.table(Table.LEASE_TALLIES)
-                + " WHERE lease_slot IN (" + slots + ") GROUP BY lease_slot HAVING sum(live) <> 0) t";
+                + " WHERE lease_slot IN (" + slots + ") GROUP BY lease_slot HAVING sum(live) <> 0 OR sum(runs) <> 0) t";
     }
 }

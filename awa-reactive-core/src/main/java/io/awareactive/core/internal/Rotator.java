@@ -170,12 +170,15 @@ public final class Rotator {
      * hold none exactly when they have no pages: the children's sizes answer, from the catalog. A current slot with
      * pages already answers no, so a busy ring reads the sizes of two slots, not of every child (each size opens and
      * locks its relation). A child with pages but only rolled-back rows counts as not empty, which costs one rotation
-     * and the prune of its slot, never a row. The leases are deleted one by one, so their tallies (schema step 6,
-     * equal to their rows) answer instead.
+     * and the prune of its slot, never a row. The lease ring's rows are not a measure of its work (leases are deleted
+     * one by one, a claimed run's row outlives its attempts), so its tallies answer instead (schema steps 6 and 18):
+     * no open attempt, and no claimed run left in any slot. The second part keeps the ring turning until every run is
+     * pruned, which the queue slots of the runs' jobs wait for (prune gate G1).
      */
     private String isEmpty(Ring ring) {
         if (ring == Ring.LEASE) {
-            return "(SELECT coalesce(sum(live), 0) FROM " + schema.table(Table.LEASE_TALLIES) + ") = 0";
+            return "(SELECT coalesce(sum(live), 0) = 0 AND coalesce(sum(runs), 0) = 0 FROM "
+                    + schema.table(Table.LEASE_TALLIES) + ")";
         }
         String parents = Schema.families(ring).stream()
                 .map(family -> Schema.literal(schema.table(family)) + "::regclass")

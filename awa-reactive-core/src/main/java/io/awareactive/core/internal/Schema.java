@@ -161,7 +161,7 @@ public record Schema(String name) {
     public static List<Table> insertTargets(Ring ring) {
         return switch (ring) {
             case QUEUE -> List.of(Table.READY_ENTRIES, Table.READY_SEGMENTS);
-            case LEASE -> List.of(Table.LEASES);
+            case LEASE -> List.of(Table.LEASES, Table.LEASE_RUNS);
             case CLAIM -> List.of(Table.LEASE_CLAIMS);
         };
     }

@@ -46,7 +46,8 @@ public final class SchemaSteps {
             "V14__claim_heads_as_advisory_locks.sql",
             "V15__rescue_from_lease_tallies.sql",
             "V16__bounded_segment_lookups.sql",
-            "V17__lease_children_vacuumed_only_when_stalled.sql");
+            "V17__lease_children_vacuumed_only_when_stalled.sql",
+            "V18__claim_runs_as_leases.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

@@ -25,15 +25,21 @@ public enum Table {
     DONE_ENTRIES("done_entries", Ring.QUEUE),
     /** Queue ring family: terminal-count deltas not yet rolled up. */
     QUEUE_TERMINAL_COUNT_DELTAS("queue_terminal_count_deltas", Ring.QUEUE),
-    /** Lease ring family: one mutable lease per running attempt. */
+    /** Lease ring family: one mutable lease per running attempt claimed before schema step 18. */
     LEASES("leases", Ring.LEASE),
+    /**
+     * Lease ring family (schema step 18): one row per claimed run, its jobs as arrays, updated only by heartbeats and
+     * by endings other than a completion.
+     */
+    LEASE_RUNS("lease_runs", Ring.LEASE),
     /** Claim ring family: one immutable receipt per attempt claimed before schema step 7. */
     LEASE_CLAIMS("lease_claims", Ring.CLAIM),
     /** Claim ring family: one immutable closure per ended attempt that has a receipt. */
     LEASE_CLAIM_CLOSURES("lease_claim_closures", Ring.CLAIM),
     /**
-     * Lease tallies (schema step 6), partitioned per lease slot but not a family: leases inserted minus deleted, per
-     * lease slot, ready slot and backend, written by triggers in the transaction that writes the leases.
+     * Lease tallies (schema step 6), partitioned per lease slot but not a family: open attempts per lease slot, ready
+     * slot, queue (schema step 18) and backend, written in the transaction that opens or ends them (triggers for the
+     * leases, the claim and the enders for runs).
      */
     LEASE_TALLIES("lease_tallies", null),
     /**

@@ -80,7 +80,7 @@ public interface RingOperations {
      * from the ledger and slot count (none → {@link PruneOutcome.Noop}), the slot row {@code FOR UPDATE}, the
      * live-work gates (→ {@link PruneOutcome.SkippedActive}; they read tallies and per-lane index probes, never the
      * slot's rows), the child locks (queue: {@code ready_segments_k} timed, the other children {@code NOWAIT}; lease:
-     * {@code leases_k} and {@code lease_tallies_k} timed; claim: {@code lease_claims_k} timed,
+     * {@code leases_k}, {@code lease_runs_k} and {@code lease_tallies_k} timed; claim: {@code lease_claims_k} timed,
      * {@code lease_claim_closures_k} and {@code claim_tallies_k} {@code NOWAIT}), the gates again, the count hand-off
      * (queue) and one {@code TRUNCATE} of the slot's children and tallies → {@link PruneOutcome.Pruned} with lock,
      * truncate and commit times.

@@ -23,6 +23,8 @@ public enum RotationBlocker {
     QUEUE_TERMINAL_DELTAS(Table.QUEUE_TERMINAL_COUNT_DELTAS, "queue.terminal_deltas"),
     /** {@code leases} of the next lease slot holds rows. */
     LEASE_ROWS(Table.LEASES, "lease.rows"),
+    /** {@code lease_runs} (a row per claimed run, schema step 18) of the next lease slot holds rows. */
+    LEASE_RUN_ROWS(Table.LEASE_RUNS, "lease.run_rows"),
     /** {@code lease_claims} (receipts) of the next claim slot holds rows. */
     CLAIM_ROWS(Table.LEASE_CLAIMS, "claim.rows"),
     /** {@code lease_claim_closures} of the next claim slot holds rows. */

@@ -7,7 +7,10 @@ import io.awareactive.core.Ring;
  * ring; {@link #LEASE_CURRENT} and {@link #CLAIM_CURRENT} are guards that fire only on a bug.
  */
 public enum SkipReason {
-    /** A lease (running attempt) still references a job of the queue slot. */
+    /**
+     * A running attempt (a lease, or an attempt of a claimed run) still references a job of the queue slot, or a lease
+     * slot not yet pruned still holds a claimed run of its jobs.
+     */
     QUEUE_ACTIVE_LEASES(Ring.QUEUE, "queue.active_leases"),
     /** Receipts of jobs in the queue slot outnumber their closures: an attempt has not ended. */
     QUEUE_UNCLOSED_CLAIM_REFS(Ring.QUEUE, "queue.unclosed_claim_refs"),
