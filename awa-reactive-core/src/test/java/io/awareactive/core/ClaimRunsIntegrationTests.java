@@ -265,6 +265,30 @@ final class ClaimRunsIntegrationTests {
         assertThat(storage.counts("q").block(WAIT).completed()).isOne();
     }
 
+    /**
+     * A completion locks only the done children it writes: a read of the done_entries parent would lock every child,
+     * and a queue prune, which locks its slot's done child NOWAIT, would end blocked while any completion is open.
+     */
+    @Test
+    void shouldPruneAQueueSlotWhileACompletionOfAJobOfAnotherSlotIsOpen() throws Exception {
+        Job first = enqueueAndClaim(1).get(0);
+        assertThat(storage.complete(first).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(storage.ringOperations().rotate(Ring.QUEUE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        Job second = enqueueAndClaim(1).get(0);
+        assertThat(List.of(second.readySlot(), second.leaseSlot())).containsExactly(1, 1);
+        assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+
+        try (Connection completer = db.openJdbc(); Statement statement = completer.createStatement()) {
+            completer.setAutoCommit(false);
+            assertThat(queryLong(statement, completeSql(List.of(second)))).isEqualTo(1);
+            assertThat(storage.ringOperations().prune(Ring.QUEUE).block(WAIT))
+                    .isInstanceOfSatisfying(PruneOutcome.Pruned.class, pruned -> assertThat(pruned.slot()).isZero());
+            completer.commit();
+        }
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(2);
+    }
+
     /** A job's place in its run has 10 bits of its run lease: a larger batch is refused before anything is read. */
     @Test
     void shouldRefuseAClaimOfMoreThanAThousandJobsInSql() {

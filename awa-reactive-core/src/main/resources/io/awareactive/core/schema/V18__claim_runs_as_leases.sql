@@ -14,8 +14,10 @@
 -- advisory lock (run_key; a completion takes its runs' keys in ascending order, slot by slot) and then, in a later
 -- statement, so under a snapshot that sees every ending committed before the lock was granted, ends only attempts
 -- that have neither a done row nor an entry in the run's ended list:
--- - a completion (complete_in_lease_slot_<k>) writes the attempt's done row and count delta, nothing else: the done
---   row's primary key (ready_slot, job_id, run_lease) is also a backstop that would refuse a second one;
+-- - a completion (complete_in_lease_slot_<k>) writes the attempt's done row and count delta, nothing else; an attempt
+--   completed before already holds its done row (primary key ready_slot, job_id, run_lease), which the insert skips
+--   (ON CONFLICT DO NOTHING) instead of looking for it first: a read of the done_entries parent would lock every done
+--   child, which a queue prune locks NOWAIT;
 -- - every other ending (end_attempt: failure, retry, release, rescue) appends the index to the run's ended list (an
 --   UPDATE on a failure path only) and then does what it did for a lease;
 -- - rescue takes the lock with a try-lock and leaves a busy run to its next round, so it never waits while holding
@@ -202,35 +204,36 @@ BEGIN
             ((-x.run_lease) & 1023)::int AS i
         FROM unnest(p_lease_slots, p_job_ids, p_run_leases) WITH ORDINALITY AS x (lease_slot, job_id, run_lease, ord)
         WHERE x.lease_slot = @k@ AND x.run_lease < 0
-    ), open AS MATERIALIZED (
-        -- The caller's job at its index of the run, not ended yet: one primary-key probe of the run row and one of
-        -- the done rows per attempt (OFFSET 0 keeps each a probe, whatever the child's statistics say).
+    ), open AS (
+        -- The caller's job at its index of the run, not ended otherwise: one primary-key probe of the run row per
+        -- attempt (OFFSET 0 keeps it a probe, whatever the child's statistics say).
         SELECT DISTINCT ON (a.run_id, a.i) a.job_id, a.run_lease, r.ready_slot, r.ready_generation, r.queue,
             r.priority, r.kinds[a.i + 1] AS kind, r.attempts[a.i + 1] AS attempt
         FROM a CROSS JOIN LATERAL (
             SELECT r.* FROM lease_runs_@k@ r WHERE r.lease_slot = @k@ AND r.run_id = a.run_id OFFSET 0) r
         WHERE r.job_ids[a.i + 1] = a.job_id AND a.i <> ALL (r.ended)
-          AND NOT EXISTS (SELECT 1 FROM done_entries d
-                          WHERE d.ready_slot = r.ready_slot AND d.job_id = a.job_id AND d.run_lease = a.run_lease
-                          OFFSET 0)
         ORDER BY a.run_id, a.i
-    ), done AS (
+    ), done AS MATERIALIZED (
+        -- An attempt completed before holds its done row: the insert skips it. Routed per row, the insert opens
+        -- and locks only the done children it writes, never all of them as a read of the parent would.
         INSERT INTO done_entries (ready_slot, job_id, run_lease, ready_generation, queue, priority, kind, state,
             attempt)
         SELECT o.ready_slot, o.job_id, o.run_lease, o.ready_generation, o.queue, o.priority, o.kind, 'completed',
             o.attempt
         FROM open o
+        ON CONFLICT DO NOTHING
+        RETURNING ready_slot, job_id, run_lease, ready_generation, queue, priority
     ), deltas AS (
         INSERT INTO queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority, state, delta)
-        SELECT o.ready_slot, o.ready_generation, o.queue, o.priority, 'completed', count(*) FROM open o
-        GROUP BY o.ready_slot, o.ready_generation, o.queue, o.priority
+        SELECT d.ready_slot, d.ready_generation, d.queue, d.priority, 'completed', count(*) FROM done d
+        GROUP BY d.ready_slot, d.ready_generation, d.queue, d.priority
     ), tally AS (
         INSERT INTO lease_tallies AS y (lease_slot, ready_slot, queue, backend, live)
-        SELECT @k@, o.ready_slot, o.queue, pg_backend_pid(), -count(*) FROM open o GROUP BY o.ready_slot, o.queue
+        SELECT @k@, d.ready_slot, d.queue, pg_backend_pid(), -count(*) FROM done d GROUP BY d.ready_slot, d.queue
         ON CONFLICT (lease_slot, ready_slot, queue, backend) DO UPDATE SET live = y.live + excluded.live
     )
     SELECT array_agg(f.ord) INTO v_completed
-    FROM (SELECT min(a.ord) AS ord FROM a JOIN open o ON o.job_id = a.job_id AND o.run_lease = a.run_lease
+    FROM (SELECT min(a.ord) AS ord FROM a JOIN done d ON d.job_id = a.job_id AND d.run_lease = a.run_lease
           GROUP BY a.job_id, a.run_lease) f;
     IF NOT EXISTS (SELECT 1 FROM unnest(p_lease_slots, p_run_leases) AS x (lease_slot, run_lease)
                    WHERE x.lease_slot = @k@ AND x.run_lease > 0) THEN
@@ -303,13 +306,19 @@ BEGIN
         EXECUTE format('SELECT r.lease_slot, $2 AS job_id, $3 AS run_lease, r.ready_slot, r.ready_generation,'
             || ' r.queue, r.priority, r.enqueue_shard, r.lane_seqs[$4 + 1] AS lane_seq, r.attempts[$4 + 1] AS attempt,'
             || ' r.max_attempts[$4 + 1] AS max_attempts, r.kinds[$4 + 1] AS kind, NULL::bigint AS receipt_id,'
-            || ' NULL::int AS claim_slot FROM %1$I.%2$I r WHERE r.lease_slot = $1 AND r.run_id = $5'
-            || ' AND r.job_ids[$4 + 1] = $2 AND $4 <> ALL (r.ended) AND NOT EXISTS (SELECT 1 FROM %1$I.done_entries d'
-            || ' WHERE d.ready_slot = r.ready_slot AND d.job_id = $2 AND d.run_lease = $3)',
-            {{schema_name}}, 'lease_runs_' || p_lease_slot)
+            || ' NULL::int AS claim_slot FROM %I.%I r WHERE r.lease_slot = $1 AND r.run_id = $5'
+            || ' AND r.job_ids[$4 + 1] = $2 AND $4 <> ALL (r.ended)', {{schema_name}}, 'lease_runs_' || p_lease_slot)
         INTO v_lease USING p_lease_slot, p_job_id, p_run_lease, v_i, v_run_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n = 0 THEN
+            RETURN 'lost';
+        END IF;
+        -- Completed already: its done row, in the named child of its ready slot.
+        EXECUTE format('SELECT 1 FROM %I.%I WHERE ready_slot = $1 AND job_id = $2 AND run_lease = $3',
+            {{schema_name}}, 'done_entries_' || v_lease.ready_slot)
+        USING v_lease.ready_slot, p_job_id, p_run_lease;
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        IF v_n > 0 THEN
             RETURN 'lost';
         END IF;
         EXECUTE format('UPDATE %I.%I SET ended = ended || $3 WHERE lease_slot = $1 AND run_id = $2',
@@ -400,6 +409,19 @@ BEGIN
 END
 $fn$;
 
+-- rescue_attempt: ends one stale attempt as 'rescued' (retry, or terminal failure on its last attempt) and returns 1,
+-- or 0 when it was no longer live. Used only by rescue_jobs.
+CREATE FUNCTION {{schema}}.rescue_attempt(p_lease_slot int, p_job_id bigint, p_run_lease bigint, p_expired boolean,
+    p_base_ms double precision, p_factor double precision, p_max_ms double precision, p_jitter double precision,
+    p_dead_letter boolean)
+RETURNS int
+LANGUAGE sql SET search_path = {{schema}}, pg_temp AS $fn$
+    SELECT CASE WHEN end_attempt(p_lease_slot, p_job_id, p_run_lease, 'rescued',
+            CASE WHEN p_expired THEN 'rescued: deadline passed' ELSE 'rescued: heartbeat stale' END,
+            p_base_ms, p_factor, p_max_ms, 1 + p_jitter * (2 * random() - 1), p_dead_letter) = 'lost'
+        THEN 0 ELSE 1 END
+$fn$;
+
 -- Rescue, as in step 15, over the runs of each chosen lease slot too: an open attempt of a run whose heartbeat is
 -- older than p_stale_ms, or whose own deadline passed, is ended as 'rescued'.
 CREATE OR REPLACE FUNCTION {{schema}}.rescue_jobs(p_max int, p_stale_ms bigint, p_base_ms double precision,
@@ -410,6 +432,7 @@ LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp AS $fn$
 DECLARE
     v_stale_before timestamptz := clock_timestamp() - p_stale_ms * interval '1 millisecond';
     v_slot int;
+    v_ready int;
     v record;
     v_taken int := 0;
     v_count int := 0;
@@ -426,27 +449,32 @@ BEGIN
                OR t.min_deadline < clock_timestamp())
         ORDER BY opened.generation NULLS FIRST
     LOOP
-        -- The slot's stale leases (locked, skipping those a writer holds), then the open attempts of its runs
-        -- (end_attempt takes each run's lock and checks again under it).
-        FOR v IN EXECUTE format('SELECT * FROM (SELECT * FROM (SELECT l.job_id, l.run_lease,'
-                || ' (l.deadline_at < clock_timestamp()) AS expired FROM %I l'
-                || ' WHERE l.heartbeat_at < $1 OR l.deadline_at < clock_timestamp() LIMIT $2 FOR UPDATE SKIP LOCKED) l'
-                || ' UNION ALL SELECT x.job_id, -(r.run_id * 1024 + x.n - 1), (x.deadline < clock_timestamp())'
-                || ' FROM %I r CROSS JOIN LATERAL unnest(r.job_ids, r.deadlines) WITH ORDINALITY'
-                || ' AS x (job_id, deadline, n)'
-                || ' WHERE (r.heartbeat_at < $1 OR x.deadline < clock_timestamp()) AND (x.n - 1)::int <> ALL (r.ended)'
-                || ' AND NOT EXISTS (SELECT 1 FROM done_entries d WHERE d.ready_slot = r.ready_slot'
-                || ' AND d.job_id = x.job_id AND d.run_lease = -(r.run_id * 1024 + x.n - 1) OFFSET 0)) a LIMIT $2',
-                'leases_' || v_slot, 'lease_runs_' || v_slot)
+        -- The slot's stale leases (locked, skipping those a writer holds), then the open attempts of its runs, per
+        -- ready slot they point at, whose done child is named (end_attempt takes each run's lock and checks again).
+        FOR v IN EXECUTE format('SELECT l.job_id, l.run_lease, (l.deadline_at < clock_timestamp()) AS expired'
+                || ' FROM %I l WHERE l.heartbeat_at < $1 OR l.deadline_at < clock_timestamp()'
+                || ' LIMIT $2 FOR UPDATE SKIP LOCKED', 'leases_' || v_slot)
             USING v_stale_before, p_max - v_taken
         LOOP
             v_taken := v_taken + 1;
-            IF end_attempt(v_slot, v.job_id, v.run_lease, 'rescued',
-                    CASE WHEN v.expired THEN 'rescued: deadline passed' ELSE 'rescued: heartbeat stale' END,
-                    p_base_ms, p_factor, p_max_ms, 1 + p_jitter * (2 * random() - 1), p_dead_letter)
-                    <> 'lost' THEN
-                v_count := v_count + 1;
-            END IF;
+            v_count := v_count + rescue_attempt(v_slot, v.job_id, v.run_lease, v.expired, p_base_ms, p_factor,
+                p_max_ms, p_jitter, p_dead_letter);
+        END LOOP;
+        FOR v_ready IN EXECUTE format('SELECT DISTINCT ready_slot FROM %I ORDER BY 1', 'lease_runs_' || v_slot) LOOP
+            EXIT WHEN v_taken >= p_max;
+            FOR v IN EXECUTE format('SELECT x.job_id, -(r.run_id * 1024 + x.n - 1) AS run_lease,'
+                    || ' (x.deadline < clock_timestamp()) AS expired FROM %I r'
+                    || ' CROSS JOIN LATERAL unnest(r.job_ids, r.deadlines) WITH ORDINALITY AS x (job_id, deadline, n)'
+                    || ' WHERE r.ready_slot = $3 AND (r.heartbeat_at < $1 OR x.deadline < clock_timestamp())'
+                    || ' AND (x.n - 1)::int <> ALL (r.ended) AND NOT EXISTS (SELECT 1 FROM %I d'
+                    || ' WHERE d.ready_slot = $3 AND d.job_id = x.job_id AND d.run_lease = -(r.run_id * 1024 + x.n - 1))'
+                    || ' LIMIT $2', 'lease_runs_' || v_slot, 'done_entries_' || v_ready)
+                USING v_stale_before, p_max - v_taken, v_ready
+            LOOP
+                v_taken := v_taken + 1;
+                v_count := v_count + rescue_attempt(v_slot, v.job_id, v.run_lease, v.expired, p_base_ms, p_factor,
+                    p_max_ms, p_jitter, p_dead_letter);
+            END LOOP;
         END LOOP;
         EXIT WHEN v_taken >= p_max;
     END LOOP;
