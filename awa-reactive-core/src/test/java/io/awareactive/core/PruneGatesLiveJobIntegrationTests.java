@@ -232,8 +232,12 @@ final class PruneGatesLiveJobIntegrationTests {
         assertThat(again.readySlot()).isEqualTo(1);
     }
 
-    @Test
-    void shouldSeeALeaseCommittedWhileThePruneWaitedForItsLock() throws Exception {
+    /**
+     * Ends a job in lease slot 0, moves the lease ring on, and prunes slot 0 while another session, standing for a
+     * claim in flight, has written {@code writes} there: it commits once the prune waits for {@code waitedChild}, so
+     * its rows are not visible when the prune looks first.
+     */
+    private PruneOutcome pruneWhileAClaimInFlightCommits(String waitedChild, String... writes) throws Exception {
         enqueue(1);
         assertThat(storage.complete(claim(1).get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
         rotate(Ring.LEASE);
@@ -242,42 +246,38 @@ final class PruneGatesLiveJobIntegrationTests {
         CompletableFuture<PruneOutcome> prune;
         try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
             writer.setAutoCommit(false);
-            // A claim in flight wrote a lease into lease slot 0: its tally is not committed when the prune looks first.
-            statement.execute("INSERT INTO " + rows.t("leases") + " (lease_slot, job_id, run_lease, lease_generation,"
-                    + " ready_slot, ready_generation, claim_slot, receipt_id, queue, priority, enqueue_shard,"
-                    + " lane_seq, attempt, max_attempts, worker_id, heartbeat_at) VALUES (0, 99, 99, 0, 0, 0, 0, 99,"
-                    + " 'q', 2, 0, 99, 1, 3, 'w', now())");
+            for (String write : writes) {
+                statement.execute(write);
+            }
             prune = patient.ringOperations().prune(Ring.LEASE).toFuture();
-            await().atMost(WAIT).until(() -> rows.waiters("leases_0") == 1);
+            await().atMost(WAIT).until(() -> rows.waiters(waitedChild) == 1);
             writer.commit();
         }
-        assertThat(prune.get(3, TimeUnit.SECONDS)).isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
+        return prune.get(3, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void shouldSeeALeaseCommittedWhileThePruneWaitedForItsLock() throws Exception {
+        // A lease (an attempt claimed before schema step 18), tallied by its trigger.
+        assertThat(pruneWhileAClaimInFlightCommits("leases_0", "INSERT INTO " + rows.t("leases") + " (lease_slot,"
+                + " job_id, run_lease, lease_generation, ready_slot, ready_generation, claim_slot, receipt_id, queue,"
+                + " priority, enqueue_shard, lane_seq, attempt, max_attempts, worker_id, heartbeat_at) VALUES (0, 99,"
+                + " 99, 0, 0, 0, 0, 99, 'q', 2, 0, 99, 1, 3, 'w', now())"))
+                .isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
         assertThat(rows.rows("leases_0")).isEqualTo(1);
         assertTalliesMatchRows();
     }
 
     @Test
     void shouldSeeAClaimedRunCommittedWhileThePruneWaitedForItsLock() throws Exception {
-        enqueue(1);
-        assertThat(storage.complete(claim(1).get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
-        rotate(Ring.LEASE);
-        QueueStorage patient = QueueStorage.create(Fixtures.config(db.connectionFactory(), schema,
-                b -> b.pruneLockTimeout(Duration.ofSeconds(2))));
-        CompletableFuture<PruneOutcome> prune;
-        try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
-            writer.setAutoCommit(false);
-            // A claim in flight wrote a run into lease slot 0 and its tally, neither committed when the prune looks.
-            statement.execute("INSERT INTO " + rows.t("lease_runs") + " (lease_slot, run_id, ready_slot,"
-                    + " ready_generation, queue, priority, enqueue_shard, worker_id, heartbeat_at, job_ids, lane_seqs,"
-                    + " attempts, max_attempts, kinds, deadlines) VALUES (0, 99, 0, 0, 'q', 2, 0, 'w', now(), '{99}',"
-                    + " '{99}', '{1}', '{3}', '{k}', '{NULL}')");
-            statement.execute("INSERT INTO " + rows.t("lease_tallies") + " (lease_slot, ready_slot, queue, backend,"
-                    + " live) VALUES (0, 0, 'q', pg_backend_pid(), 1)");
-            prune = patient.ringOperations().prune(Ring.LEASE).toFuture();
-            await().atMost(WAIT).until(() -> rows.waiters("lease_runs_0") == 1);
-            writer.commit();
-        }
-        assertThat(prune.get(3, TimeUnit.SECONDS)).isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
+        // A claimed run and its tally, as the claim writes them.
+        assertThat(pruneWhileAClaimInFlightCommits("lease_runs_0", "INSERT INTO " + rows.t("lease_runs")
+                        + " (lease_slot, run_id, ready_slot, ready_generation, queue, priority, enqueue_shard,"
+                        + " worker_id, heartbeat_at, job_ids, lane_seqs, attempts, max_attempts, kinds, deadlines)"
+                        + " VALUES (0, 99, 0, 0, 'q', 2, 0, 'w', now(), '{99}', '{99}', '{1}', '{3}', '{k}', '{NULL}')",
+                "INSERT INTO " + rows.t("lease_tallies") + " (lease_slot, ready_slot, queue, backend, live)"
+                        + " VALUES (0, 0, 'q', pg_backend_pid(), 1)"))
+                .isEqualTo(new SkippedActive(0, SkipReason.LEASE_ACTIVE));
         assertThat(rows.rows("lease_runs_0")).isEqualTo(2);
     }
 
