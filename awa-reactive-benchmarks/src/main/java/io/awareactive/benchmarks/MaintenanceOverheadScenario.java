@@ -10,11 +10,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -164,21 +167,24 @@ final class MaintenanceOverheadScenario implements Scenario {
             BenchContext.pause(options.warmup());
             Sampler sampler = new Sampler(context.database(), system, system.label(), "idle then load", workload,
                     options.sampleInterval(), () -> phase[0]).start();
-            Map<String, Long> idleCallsStart = callsByStatement(context.database());
+            Map<String, StatementUse> idleUseStart = byStatement(context.database());
             Snapshot idleStart = snapshot(context, system, activity, workload);
             BenchContext.pause(options.idle(name));
             Snapshot idleEnd = snapshot(context, system, activity, workload);
             result.put("idle", Phase.between(idleStart, idleEnd));
-            noteIdleStatements(report, system.label(), idleCallsStart, callsByStatement(context.database()),
+            noteIdleStatements(report, system.label(), idleUseStart, byStatement(context.database()),
                     result.get("idle"));
             phase[0] = "warm-up";
             workload.start();
             BenchContext.pause(options.warmup());
             phase[0] = "load";
+            Map<String, StatementUse> loadUseStart = byStatement(context.database());
             Snapshot loadStart = snapshot(context, system, activity, workload);
             BenchContext.pause(options.duration(name));
             Snapshot loadEnd = snapshot(context, system, activity, workload);
             result.put("load", Phase.between(loadStart, loadEnd));
+            noteLoadStatements(report, system.label(), loadUseStart, byStatement(context.database()),
+                    result.get("load"));
             report.addSamples(sampler.stop());
             context.log("  %s: idle engine CPU %.2f ms/s, load engine CPU %.2f ms/s", system.label(),
                     result.get("idle").perSecond(result.get("idle").engineCpuMillis()),
@@ -233,29 +239,47 @@ final class MaintenanceOverheadScenario implements Scenario {
         }
     }
 
+    /** Calls and execution time of one statement text of the maintenance role (pg_stat_statements). */
+    record StatementUse(long calls, double millis) {
+
+        StatementUse minus(@Nullable StatementUse earlier) {
+            return earlier == null ? this : new StatementUse(calls - earlier.calls, millis - earlier.millis);
+        }
+    }
+
     /**
-     * Calls per statement text of the maintenance role so far (pg_stat_statements), or empty when it is unavailable.
+     * Calls and execution time per statement text of the maintenance role so far (pg_stat_statements), or empty when
+     * it is unavailable.
      */
-    private static Map<String, Long> callsByStatement(BenchDatabase database) {
-        Map<String, Long> calls = new LinkedHashMap<>();
+    private static Map<String, StatementUse> byStatement(BenchDatabase database) {
+        Map<String, StatementUse> use = new LinkedHashMap<>();
         if (!database.pgStatStatements() || !database.hasMaintenanceRole()) {
-            return calls;
+            return use;
         }
         try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                "SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90), sum(s.calls)::bigint"
-                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = ?"
-                        + " AND s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
-                        + " GROUP BY 1")) {
+                "SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90), sum(s.calls)::bigint,"
+                        + " sum(s.total_exec_time) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
+                        + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
+                        + " WHERE datname = current_database()) GROUP BY 1")) {
             statement.setString(1, BenchDatabase.MAINTENANCE_ROLE);
             try (ResultSet rs = statement.executeQuery()) {
                 while (rs.next()) {
-                    calls.put(rs.getString(1), rs.getLong(2));
+                    use.put(rs.getString(1), new StatementUse(rs.getLong(2), rs.getDouble(3)));
                 }
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read pg_stat_statements: " + e.getMessage(), e);
         }
-        return calls;
+        return use;
+    }
+
+    /** What each statement text of the maintenance role did between two readings, those that ran, as listed. */
+    private static List<Map.Entry<String, StatementUse>> between(Map<String, StatementUse> from,
+            Map<String, StatementUse> to) {
+        return to.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue().minus(from.get(e.getKey()))))
+                .filter(e -> e.getValue().calls() > 0)
+                .toList();
     }
 
     /**
@@ -263,20 +287,39 @@ final class MaintenanceOverheadScenario implements Scenario {
      * belong to the ring ticks (rotate, prune, gauges) and which to the other tasks (promotion, rescue, rollup,
      * leader).
      */
-    private static void noteIdleStatements(Report report, String system, Map<String, Long> from, Map<String, Long> to,
-            Phase idle) {
+    private static void noteIdleStatements(Report report, String system, Map<String, StatementUse> from,
+            Map<String, StatementUse> to, Phase idle) {
         if (to.isEmpty() || idle.ringTicks() == 0) {
             return;
         }
         StringBuilder note = new StringBuilder(system + ", idle phase, statements of the maintenance role per ring"
                 + " tick (" + idle.ringTicks() + " ticks):");
-        to.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), e.getValue() - from.getOrDefault(e.getKey(), 0L)))
-                .filter(e -> e.getValue() > 0)
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        between(from, to).stream()
+                .sorted(Comparator.comparingLong((Map.Entry<String, StatementUse> e) -> e.getValue().calls())
+                        .reversed())
                 .limit(12)
-                .forEach(e -> note.append(String.format(java.util.Locale.ROOT, " %.2f x [%s];",
-                        (double) e.getValue() / idle.ringTicks(), e.getKey())));
+                .forEach(e -> note.append(String.format(Locale.ROOT, " %.2f x [%s];",
+                        (double) e.getValue().calls() / idle.ringTicks(), e.getKey())));
+        report.note(note.toString());
+    }
+
+    /**
+     * A note with the load phase's statements of the maintenance role by text, database time per second of the phase,
+     * most first: where the engine's database time under load goes.
+     */
+    private static void noteLoadStatements(Report report, String system, Map<String, StatementUse> from,
+            Map<String, StatementUse> to, Phase load) {
+        if (to.isEmpty() || load.seconds() <= 0) {
+            return;
+        }
+        StringBuilder note = new StringBuilder(system + ", load phase, statements of the maintenance role by database"
+                + " time (ms/s, calls/s):");
+        between(from, to).stream()
+                .sorted(Comparator.comparingDouble((Map.Entry<String, StatementUse> e) -> e.getValue().millis())
+                        .reversed())
+                .limit(12)
+                .forEach(e -> note.append(String.format(Locale.ROOT, " %.2f ms/s, %.2f/s [%s];",
+                        e.getValue().millis() / load.seconds(), e.getValue().calls() / load.seconds(), e.getKey())));
         report.note(note.toString());
     }
 
