@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Scenario 3, prune cost against rows: reclaiming the storage of N finished jobs. awa-reactive prunes (TRUNCATEs) the
- * queue slot holding them and the lease slot holding their claimed runs' rows (since schema step 7 a job leaves no
- * receipt or closure in the claim ring, since step 18 no lease); the baseline DELETEs its N rows (its completion step)
- * and VACUUMs the table. Each step is timed and
- * its WAL measured as the difference of {@code pg_current_wal_insert_lsn()} before and after, right after a
+ * queue slot holding them and the lease slot holding their claimed runs' rows and closures (since schema step 7 a job
+ * leaves no receipt or closure in the claim ring, since step 18 no lease, since step 19 no done row when it completed);
+ * the baseline DELETEs its N rows (its completion step) and VACUUMs the table. Each step is timed and its WAL
+ * measured as the difference of {@code pg_current_wal_insert_lsn()} before and after, right after a
  * {@code CHECKPOINT} (so full-page images are included, as for the first change of a page after any checkpoint).
  *
  * <p>The slot is filled by {@link SlotFixture} with {@code INSERT ... SELECT} (running a million jobs through the
@@ -91,12 +91,12 @@ final class PruneCostScenario implements Scenario {
             add(report, caseName, "table+index bytes after", "MiB", awa, baseline, r -> r.bytesAfter() / Figures.MIB);
             add(report, caseName, "fixture fill time (not measured cost)", "s", awa, baseline, Reclaim::fillSeconds);
             if (awa != null) {
-                report.add(caseName, "prune queue ring (TRUNCATE 6 children)", "ms", awa.step(0).millis(), Double.NaN);
+                report.add(caseName, "prune queue ring (TRUNCATE)", "ms", awa.step(0).millis(), Double.NaN);
                 report.add(caseName, "queue prune: gates and count hand-off", "ms", awa.queuePhases()[0], Double.NaN);
                 report.add(caseName, "queue prune: lock", "ms", awa.queuePhases()[1], Double.NaN);
                 report.add(caseName, "queue prune: truncate", "ms", awa.queuePhases()[2], Double.NaN);
                 report.add(caseName, "queue prune: commit", "ms", awa.queuePhases()[3], Double.NaN);
-                report.add(caseName, "prune lease ring (TRUNCATE 1 child)", "ms", awa.step(1).millis(), Double.NaN);
+                report.add(caseName, "prune lease ring (TRUNCATE)", "ms", awa.step(1).millis(), Double.NaN);
             }
             if (baseline != null) {
                 report.add(caseName, "DELETE", "ms", Double.NaN, baseline.step(0).millis());

@@ -11,9 +11,10 @@ import java.util.List;
  * Writes, with {@code INSERT ... SELECT}, the rows the lifecycle leaves behind for {@code n} jobs enqueued in batches
  * of {@code enqueueBatch}, claimed in batches of {@code claimBatch} and each batch completed together
  * ({@code completeAll}), all while queue slot 0, lease slot 0 and claim slot 0 were current (generation 0), in lane
- * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row and a done row; per enqueue batch a segment; per claim batch
- * a claim range, a claimed run's row (schema step 18) and a count delta; the lane's sequences at {@code n}. The same
- * columns as the lifecycle's server functions write since schema step 18 (no receipt, no closure, no lease); the
+ * ({@value QueueSystem#QUEUE}, 2, 0): per job a ready row; per enqueue batch a segment; per claim batch a claim range,
+ * a claimed run's row (schema step 18), the run's closure (step 19) and a count delta; the lane's sequences at
+ * {@code n}. The same columns as the lifecycle's server functions write since schema step 19 (no receipt, no lease, no
+ * done row for a completed job); the
  * lease tallies hold what the claims' and completions' upserts leave, one row counting nothing.
  * {@code SlotFixtureIntegrationTests} checks that the families hold the same row counts, and the tallies the same
  * sums, as a slot the real lifecycle filled.
@@ -39,7 +40,6 @@ final class SlotFixture {
                 + n + ") + 1, 0 FROM generate_series(0, " + ((n - 1) / enqueueBatch) + ") b");
         // Claim batch b (from 0) is run b + 1; its job g sits at place (g - 1) % claimBatch.
         String batch = "(g - 1) / " + claimBatch;
-        String runLease = "-((" + batch + " + 1) * 1024 + (g - 1) % " + claimBatch + ")";
         sql.add("INSERT INTO " + s + ".lease_runs (lease_slot, run_id, ready_slot, ready_generation, queue, priority,"
                 + " enqueue_shard, worker_id, heartbeat_at, job_ids, lane_seqs, attempts, max_attempts, kinds,"
                 + " deadlines)"
@@ -52,11 +52,10 @@ final class SlotFixture {
                 + " first_lane_seq, next_lane_seq)"
                 + " SELECT 0, 'bench', 2, 0, b * " + claimBatch + " + 1, least((b + 1) * " + claimBatch + ", " + n
                 + ") + 1 FROM generate_series(0, " + ((n - 1) / claimBatch) + ") b");
-        // Completion: a done row and a delta written.
-        sql.add("INSERT INTO " + s + ".done_entries (ready_slot, job_id, run_lease, ready_generation, queue,"
-                + " priority, kind, state, attempt, error)"
-                + " SELECT 0, g, " + runLease + ", 0, 'bench', 2, 'bench.noop', 'completed', 1, NULL"
-                + " FROM generate_series(1, " + n + ") g");
+        // Completion (schema step 19): one closure per run, naming the places of its jobs.
+        sql.add("INSERT INTO " + s + ".lease_run_closures (lease_slot, run_id, places)"
+                + " SELECT 0, " + batch + " + 1, array_agg((g - 1) % " + claimBatch + " ORDER BY g)"
+                + " FROM generate_series(1, " + n + ") g GROUP BY " + batch);
         // One delta per completed batch (a claimed batch completed together, as completeAll does).
         sql.add("INSERT INTO " + s + ".queue_terminal_count_deltas (ready_slot, ready_generation, queue, priority,"
                 + " state, delta) SELECT 0, 0, 'bench', 2, 'completed', least((b + 1) * " + claimBatch + ", " + n
@@ -107,7 +106,7 @@ final class SlotFixture {
         List<Long> counts = new ArrayList<>();
         for (String child : List.of("ready_entries_0", "ready_segments_0", "ready_claim_ranges_0", "done_entries_0",
                 "queue_terminal_count_deltas_0", "lease_claims_0", "lease_claim_closures_0", "leases_0",
-                "lease_runs_0")) {
+                "lease_runs_0", "lease_run_closures_0")) {
             counts.add(database.queryLong("SELECT count(*) FROM " + s + "." + child));
         }
         counts.add(database.queryLong("SELECT coalesce(sum(live), 0) FROM " + s + ".lease_tallies_0"));

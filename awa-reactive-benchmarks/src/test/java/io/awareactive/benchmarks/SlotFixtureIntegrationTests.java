@@ -46,9 +46,11 @@ final class SlotFixtureIntegrationTests {
 
             List<Long> expected = SlotFixture.slotZeroCounts(database, real);
             // No receipts, closures or claim tallies (schema step 7), no lease but a row per claimed run (step 18),
-            // and the ended attempts leave a lease tally of 0.
+            // no done row but a run closure per completed run (step 19), and the ended attempts leave a lease tally
+            // of 0.
             assertThat(expected).containsExactly((long) JOBS, (long) JOBS / ENQUEUE_BATCH, (long) JOBS / CLAIM_BATCH,
-                    (long) JOBS, (long) JOBS / CLAIM_BATCH, 0L, 0L, 0L, (long) JOBS / CLAIM_BATCH, 0L, 0L, 0L);
+                    0L, (long) JOBS / CLAIM_BATCH, 0L, 0L, 0L, (long) JOBS / CLAIM_BATCH, (long) JOBS / CLAIM_BATCH,
+                    0L, 0L, 0L);
             assertThat(SlotFixture.slotZeroCounts(database, fixture)).isEqualTo(expected);
             assertThat(database.queryLong("SELECT count(*) FROM \"" + fixture + "\".queue_lanes")).isOne();
         }

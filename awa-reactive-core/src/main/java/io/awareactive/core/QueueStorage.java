@@ -292,9 +292,10 @@ public final class QueueStorage {
     }
 
     /**
-     * Completes an attempt: deletes its lease (the race guard) and writes a completed done row and count delta into
-     * the job's original queue slot, in one transaction (an attempt claimed before schema step 7 also gets its
-     * receipt closed).
+     * Completes an attempt, in one transaction: under its claimed run's lock, when the attempt is still open, writes
+     * the run's closure (its place completed) into the run's lease slot and a count delta into the job's original
+     * queue slot. An attempt claimed before schema step 18 has a lease instead: it is deleted (the race guard) and a
+     * completed done row written (before step 7 its receipt is closed too).
      *
      * @param job the attempt
      * @return {@link AttemptResult#COMPLETED}, or {@link AttemptResult#LOST} when the attempt was no longer live
@@ -388,9 +389,10 @@ public final class QueueStorage {
     /**
      * A job's state by id: a point read that tries the deferred table, then the queue slots newest-first, naming
      * each child (never a ring-parent scan), then the dead-letter table. In a slot, a done row means the job
-     * finished; otherwise the job's live ready row counts, never a row a move or cancel tombstoned, so after a
-     * {@linkplain #move(long, String, int) move} the status shows the job where it now waits, even when the ring
-     * wrapped meanwhile and reused the source row's slot number. A finished job's ring history lasts about one
+     * finished; otherwise the job's live ready row counts: running while claimed and its attempt open, completed once
+     * its run's closure holds it (no done row since schema step 19). A row a move or cancel tombstoned never counts, so
+     * after a {@linkplain #move(long, String, int) move} the status shows the job where it now waits, even when the
+     * ring wrapped meanwhile and reused the source row's slot number. A finished job's ring history lasts about one
      * queue-ring lap; a terminally failed one stays readable ({@link JobState#FAILED}) while its dead-letter row
      * exists.
      *

@@ -9,7 +9,10 @@ import java.util.Locale;
 public enum Ring {
     /** The queue ring (partition key {@code ready_slot}): ready rows, segments, claim ranges, tombstones, done rows. */
     QUEUE("ready_slot", 16, 4),
-    /** The lease ring (partition key {@code lease_slot}): one mutable lease per running attempt. */
+    /**
+     * The lease ring (partition key {@code lease_slot}): one row per claimed run (its jobs' attempts), heartbeated,
+     * and the closures that completions write for it.
+     */
     LEASE("lease_slot", 8, 2),
     /**
      * The claim ring (partition key {@code claim_slot}): immutable receipts and closures of attempts claimed before

@@ -25,9 +25,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Claimed runs as leases (schema step 18): a claim writes one lease row per run, and each attempt ends exactly once,
- * whichever writers race to end it. Each race holds one ender's transaction open (over JDBC) while another ends the
- * same attempt.
+ * Claimed runs as leases (schema step 18): a claim writes one lease row per run, a completion one closure row per run
+ * (step 19), and each attempt ends exactly once, whichever writers race to end it. Each race holds one ender's
+ * transaction open (over JDBC) while another ends the same attempt.
  */
 @AwaPostgresTest
 final class ClaimRunsIntegrationTests {
@@ -63,6 +63,12 @@ final class ClaimRunsIntegrationTests {
 
     private long count(String table, String where) {
         return db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + table + " WHERE " + where);
+    }
+
+    /** The attempts the run closures hold (schema step 19: a completion's record), each place counted once per row. */
+    private long closedPlaces() {
+        return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema
+                + "\".lease_run_closures");
     }
 
     private long openAttempts() {
@@ -103,8 +109,14 @@ final class ClaimRunsIntegrationTests {
         assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
 
         assertThat(openAttempts()).isZero();
-        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(10);
+        // One closure row for the run's ten places, in its lease slot; no done row (schema step 19).
+        assertThat(count("lease_run_closures_0", "run_id = " + (-jobs.get(0).runLease() >> 10))).isOne();
+        assertThat(closedPlaces()).isEqualTo(10);
+        assertThat(count("done_entries", "true")).isZero();
         assertThat(storage.counts("q").block(WAIT).running()).isZero();
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(10);
+        assertThat(jobs).allSatisfy(job -> assertThat(storage.status(job.id()).block(WAIT).state())
+                .isEqualTo(JobState.COMPLETED));
         // The run row stays until its slot is pruned; only its tallies say its attempts ended.
         assertThat(count("lease_runs", "true")).isEqualTo(1);
     }
@@ -115,14 +127,15 @@ final class ClaimRunsIntegrationTests {
         try (Connection first = db.openJdbc(); Statement statement = first.createStatement()) {
             first.setAutoCommit(false);
             assertThat(queryLong(statement, completeSql(jobs))).isEqualTo(5);
-            // The second waits for the first's run lock, then sees its done rows.
+            // The second waits for the first's run lock, then sees its closure.
             CompletableFuture<List<AttemptResult>> second = storage.completeAll(jobs)
                     .subscribeOn(Schedulers.boundedElastic()).toFuture();
             awaitLockWaiters(1);
             first.commit();
             assertThat(second.get()).containsOnly(AttemptResult.LOST);
         }
-        assertThat(count("done_entries", "true")).isEqualTo(5);
+        assertThat(closedPlaces()).isEqualTo(5);
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(5);
         assertThat(openAttempts()).isZero();
     }
 
@@ -207,7 +220,7 @@ final class ClaimRunsIntegrationTests {
         assertThat(storage.complete(forged).block(WAIT)).isEqualTo(AttemptResult.LOST);
         assertThat(storage.fail(forged, "boom").block(WAIT)).isEqualTo(AttemptResult.LOST);
 
-        assertThat(count("done_entries", "true")).isZero();
+        assertThat(count("done_entries", "true") + closedPlaces()).isZero();
         assertThat(openAttempts()).isEqualTo(2);
         assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
     }
@@ -229,8 +242,9 @@ final class ClaimRunsIntegrationTests {
     }
 
     /**
-     * An attempt of a run counts as completed by its done row, in its job's queue slot: that slot must outlive every
-     * lease slot holding a run of its jobs, or a rescue would take a completed attempt for open and run it again.
+     * A queue slot outlives every lease slot holding a run of its jobs (gate G1's runs part, from schema step 18, when
+     * an attempt counted as completed by its done row in the queue slot; since step 19 it is closed in the run's lease
+     * slot, and the gate only delays the prune): after both prunes, late calls find nothing.
      */
     @Test
     void shouldKeepAQueueSlotUntilTheLeaseSlotHoldingItsCompletedRunsIsPruned() {
@@ -266,8 +280,8 @@ final class ClaimRunsIntegrationTests {
     }
 
     /**
-     * A completion locks only the done children it writes: a read of the done_entries parent would lock every child,
-     * and a queue prune, which locks its slot's done child NOWAIT, would end blocked while any completion is open.
+     * A completion locks no queue child but those it writes (its count deltas): a queue prune locks its slot's
+     * children NOWAIT, and would end blocked while any completion is open.
      */
     @Test
     void shouldPruneAQueueSlotWhileACompletionOfAJobOfAnotherSlotIsOpen() throws Exception {
@@ -286,6 +300,55 @@ final class ClaimRunsIntegrationTests {
                     .isInstanceOfSatisfying(PruneOutcome.Pruned.class, pruned -> assertThat(pruned.slot()).isZero());
             completer.commit();
         }
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(2);
+    }
+
+    /**
+     * A completion closes only attempts still open (schema step 19: no insert that skips a conflict): a batch that
+     * repeats a completed attempt, and one of its own, closes the others once and reports the rest lost.
+     */
+    @Test
+    void shouldCloseOnlyTheOpenAttemptsOfABatchThatRepeatsAttempts() {
+        List<Job> jobs = enqueueAndClaim(3);
+        assertThat(storage.complete(jobs.get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+
+        assertThat(storage.completeAll(List.of(jobs.get(0), jobs.get(1), jobs.get(1), jobs.get(2))).block(WAIT))
+                .containsExactly(AttemptResult.LOST, AttemptResult.COMPLETED, AttemptResult.LOST,
+                        AttemptResult.COMPLETED);
+
+        assertThat(db.query("SELECT places::text FROM \"" + schema + "\".lease_run_closures ORDER BY places[1]",
+                rs -> rs.getString(1))).containsExactly("{0}", "{1,2}");
+        assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(3);
+        assertThat(openAttempts()).isZero();
+    }
+
+    /**
+     * A completed job has no done row: its status comes from its run's closure while a lease slot holds the run, and
+     * from the absence of any other ending once that slot is pruned; a failed job keeps its done row throughout.
+     */
+    @Test
+    void shouldTellACompletedJobFromAFailedOneBeforeAndAfterTheirRunsLeaseSlotIsPruned() {
+        storage.enqueueAll(Flux.range(0, 3).map(i -> JobRequest.builder("q", "k").maxAttempts(1).build()))
+                .blockLast(WAIT);
+        List<Job> jobs = new ArrayList<>();
+        while (jobs.size() < 3) {
+            jobs.addAll(storage.claim("q", 3, "w").collectList().block(WAIT));
+        }
+        assertThat(storage.complete(jobs.get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(storage.fail(jobs.get(1), "boom").block(WAIT)).isEqualTo(AttemptResult.FAILED);
+        List<JobState> expected = List.of(JobState.COMPLETED, JobState.FAILED, JobState.RUNNING);
+        assertThat(jobs).extracting(job -> storage.status(job.id()).block(WAIT).state())
+                .containsExactlyElementsOf(expected);
+
+        assertThat(storage.complete(jobs.get(2)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.LEASE, WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
+        assertThat(count("lease_runs", "true") + closedPlaces()).isZero();
+
+        assertThat(jobs).extracting(job -> storage.status(job.id()).block(WAIT).state())
+                .containsExactly(JobState.COMPLETED, JobState.FAILED, JobState.COMPLETED);
+        assertThat(storage.status(jobs.get(1).id()).block(WAIT).error()).isEqualTo("boom");
+        assertThat(storage.cancel(jobs.get(0).id()).block(WAIT)).isEqualTo(CancelResult.NOT_CANCELLABLE);
         assertThat(storage.counts("q").block(WAIT).completed()).isEqualTo(2);
     }
 

@@ -56,10 +56,15 @@ final class CompleteAllIntegrationTests {
         return db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + table + " WHERE " + where);
     }
 
-    /** How many transactions wrote the completed done rows. */
+    /** How many transactions wrote the run closures (schema step 19: a completion's record). */
     private long completingTransactions() {
-        return db.queryLong("SELECT count(DISTINCT xmin::text) FROM \"" + schema + "\".done_entries"
-                + " WHERE state = 'completed'");
+        return db.queryLong("SELECT count(DISTINCT xmin::text) FROM \"" + schema + "\".lease_run_closures");
+    }
+
+    /** The attempts the run closures hold, each place counted once per closure row. */
+    private long closedPlaces() {
+        return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema
+                + "\".lease_run_closures");
     }
 
     @Test
@@ -71,7 +76,8 @@ final class CompleteAllIntegrationTests {
 
         assertThat(results).hasSize(30).containsOnly(AttemptResult.COMPLETED);
         assertThat(completingTransactions()).isEqualTo(1);
-        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(30);
+        assertThat(closedPlaces()).isEqualTo(30);
+        assertThat(count("done_entries", "true")).isZero();
         assertThat(count("lease_claims", "true") + count("lease_claim_closures", "true")).isZero();
         assertThat(count("leases", "true")).isZero();
         assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
@@ -120,7 +126,7 @@ final class CompleteAllIntegrationTests {
             }
             jdbc.commit();
         }
-        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(10);
+        assertThat(closedPlaces()).isEqualTo(10);
     }
 
     /**
@@ -184,7 +190,7 @@ final class CompleteAllIntegrationTests {
 
             heartbeat.commit();
         }
-        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(2);
+        assertThat(closedPlaces()).isEqualTo(2);
         assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
         assertThat(completingTransactions()).isEqualTo(1);
     }
@@ -213,7 +219,7 @@ final class CompleteAllIntegrationTests {
 
         assertThat(results).containsExactly(AttemptResult.COMPLETED, AttemptResult.LOST, AttemptResult.COMPLETED,
                 AttemptResult.LOST, AttemptResult.LOST);
-        assertThat(count("done_entries", "state = 'completed'")).isEqualTo(3);
+        assertThat(closedPlaces()).isEqualTo(3);
         assertThat(storage.status(jobs.get(3).id()).block(WAIT).state()).isEqualTo(JobState.AVAILABLE);
     }
 
@@ -226,7 +232,7 @@ final class CompleteAllIntegrationTests {
         assertThatThrownBy(() -> storage.completeAll(List.of(jobs.get(0), jobs.get(1), broken)).block(WAIT))
                 .hasMessageContaining("lease slot 63 does not exist");
 
-        assertThat(count("done_entries", "true")).isZero();
+        assertThat(closedPlaces()).isZero();
         assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isEqualTo(3);
         assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
     }
@@ -251,15 +257,18 @@ final class CompleteAllIntegrationTests {
             long completed = outcomes.stream().flatMap(List::stream).filter(r -> r == AttemptResult.COMPLETED)
                     .count();
             assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
-            // Every attempt ended exactly once: completed by one batch (one done row) or rescued (ready again as
-            // attempt 2, zero backoff), never both or twice.
+            // Every attempt ended exactly once: completed by one batch (its place in one run closure) or rescued
+            // (ready again as attempt 2, zero backoff), never both or twice.
             String s = "\"" + schema + "\".";
-            assertThat(db.queryLong("SELECT count(*) FROM (SELECT job_id FROM " + s + "done_entries GROUP BY job_id"
+            String closedJobs = "SELECT r.job_ids[p + 1] AS job_id FROM " + s + "lease_run_closures c JOIN " + s
+                    + "lease_runs r ON r.lease_slot = c.lease_slot AND r.run_id = c.run_id"
+                    + " CROSS JOIN unnest(c.places) p";
+            assertThat(db.queryLong("SELECT count(*) FROM (SELECT job_id FROM (" + closedJobs + ") x GROUP BY job_id"
                     + " HAVING count(*) > 1) twice")).isZero();
-            assertThat(count("done_entries", "state = 'completed' AND attempt = 1")).isEqualTo(completed);
+            assertThat(closedPlaces()).isEqualTo(completed);
             long rescued = count("ready_entries", "attempt = 2");
             assertThat(completed + rescued).isEqualTo(60);
-            assertThat(db.queryLong("SELECT count(*) FROM " + s + "done_entries d JOIN " + s + "ready_entries r"
+            assertThat(db.queryLong("SELECT count(*) FROM (" + closedJobs + ") d JOIN " + s + "ready_entries r"
                     + " ON r.job_id = d.job_id AND r.attempt = 2")).isZero();
         }
     }
@@ -281,7 +290,7 @@ final class CompleteAllIntegrationTests {
 
         gate.tryEmitEmpty();
 
-        await().atMost(WAIT).until(() -> count("done_entries", "state = 'completed'") == jobs);
+        await().atMost(WAIT).until(() -> closedPlaces() == jobs);
         worker.stop(Duration.ofSeconds(5)).block(WAIT);
         assertThat(runs).hasSize(jobs).allSatisfy((id, n) -> assertThat(n.get()).isEqualTo(1));
         // 40 acknowledgements released at once: the first commits alone, the rest wait for it and join groups.

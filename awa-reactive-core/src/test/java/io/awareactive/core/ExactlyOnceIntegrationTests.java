@@ -173,12 +173,12 @@ final class ExactlyOnceIntegrationTests {
                 assertThat(row[4]).as("n_dead_tup of " + name).isEqualTo("0");
             }
         }
-        // Truncated rows keep their write counters: every job wrote one ready row and one done row; no receipt or
-        // closure (since schema step 7) and no lease (since step 18), but a share of its claimed run's row, which no
-        // ending updated (no job failed) and nothing deleted.
+        // Truncated rows keep their write counters: every job wrote one ready row; no receipt or closure (since
+        // schema step 7), no lease (since step 18) and no done row (since step 19), but a share of its claimed run's
+        // row, which no ending updated (no job failed) and nothing deleted, and of the run's closures.
         for (String family : List.of("ready_entries", "leases", "lease_claims", "lease_claim_closures",
                 "done_entries")) {
-            long inserts = family.startsWith("lease") ? 0 : JOBS;
+            long inserts = family.equals("ready_entries") ? JOBS : 0;
             assertThat(figures).filteredOn(row -> row[0].startsWith(family + " (")).singleElement()
                     .satisfies(row -> assertThat(Long.parseLong(row[1])).as("n_tup_ins of " + family)
                             .isEqualTo(inserts));
@@ -191,6 +191,9 @@ final class ExactlyOnceIntegrationTests {
                     assertThat(Long.parseLong(row[3])).as("n_tup_del of lease_runs").isZero();
                 });
         assertThat(db.queryLong("SELECT count(*) FROM " + s + ".lease_runs WHERE ended <> '{}'")).isZero();
+        assertThat(figures).filteredOn(row -> row[0].startsWith("lease_run_closures (")).singleElement()
+                .satisfies(row -> assertThat(Long.parseLong(row[1])).as("n_tup_ins of lease_run_closures")
+                        .isBetween(1L, (long) JOBS));
     }
 
     private static void count(Map<String, AtomicInteger> outcomes, String key) {

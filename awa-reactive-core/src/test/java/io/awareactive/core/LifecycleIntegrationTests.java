@@ -148,8 +148,12 @@ final class LifecycleIntegrationTests {
 
         assertThat(state(id)).isEqualTo(JobState.COMPLETED);
         assertThat(storage.counts("q").block(WAIT)).isEqualTo(new QueueCounts("q", 0, 0, 0, 1, 0, 0));
-        assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE state = 'completed' AND job_id = " + id
-                + " AND run_lease = " + job.runLease())).isEqualTo(1);
+        // Counted in the job's original slot; recorded by its run's closure (schema step 19), not a done row.
+        assertThat(count("SELECT count(*) FROM {s}.queue_terminal_count_deltas_0 WHERE state = 'completed'"))
+                .isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_run_closures_0 WHERE run_id = " + (-job.runLease() >> 10)
+                + " AND places = '{0}'")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
         assertThat(count(OPEN_ATTEMPTS)).isZero();
     }
 
@@ -207,11 +211,12 @@ final class LifecycleIntegrationTests {
     }
 
     /**
-     * Done rows have no job_id index (schema step 10): a finished job is found in its slot by a probe of the primary
-     * key's prefix (ready_slot, job_id), never by reading the slot's done rows.
+     * Done rows have no job_id index (schema step 10): a job is looked for in its slot's done rows by a probe of the
+     * primary key's prefix (ready_slot, job_id), never by reading them; a completed job has none (schema step 19), and
+     * its run and the run's closures are found by index probes too, never by reading a lease child.
      */
     @Test
-    void shouldFindAFinishedJobByAPrimaryKeyProbeOfItsSlotsDoneRows() throws Exception {
+    void shouldFindACompletedJobByIndexProbesNeverByReadingASlot() throws Exception {
         storage.enqueueAll(Flux.range(0, 500).map(i -> JobRequest.of("q", "k", "{}"))).blockLast(WAIT);
         List<Job> jobs = new ArrayList<>();
         while (jobs.size() < 500) {
@@ -230,13 +235,20 @@ final class LifecycleIntegrationTests {
                     assertThat(found.getInt(1)).isZero();
                     assertThat(found.getString(2)).isEqualTo("completed");
                 }
-                // This transaction's sequential scans of the child, and scans of its primary key.
+                // This transaction's sequential scans of the children, and scans of their indexes.
                 try (java.sql.ResultSet scans = statement.executeQuery(
                         "SELECT pg_stat_get_xact_numscans('done_entries_0'::regclass),"
-                                + " pg_stat_get_xact_numscans('done_entries_0_pkey'::regclass)")) {
+                                + " pg_stat_get_xact_numscans('done_entries_0_pkey'::regclass),"
+                                + " pg_stat_get_xact_numscans('lease_runs_0'::regclass),"
+                                + " pg_stat_get_xact_numscans('lease_runs_0_queue_priority_enqueue_shard_lane_seqs_idx'"
+                                + "::regclass),"
+                                + " pg_stat_get_xact_numscans('lease_run_closures_0'::regclass)")) {
                     scans.next();
                     assertThat(scans.getLong(1)).isZero();
                     assertThat(scans.getLong(2)).isEqualTo(1);
+                    assertThat(scans.getLong(3)).isZero();
+                    assertThat(scans.getLong(4)).isEqualTo(1);
+                    assertThat(scans.getLong(5)).isZero();
                 }
             }
             jdbc.rollback();
@@ -272,7 +284,7 @@ final class LifecycleIntegrationTests {
         assertThat(runs).extracting(Job::id).containsExactly(kept);
         assertThat(storage.complete(runs.get(0)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
         assertThat(claim(storage, 10)).isEmpty();
-        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(1);
+        assertThat(count("SELECT coalesce(sum(cardinality(places)), 0) FROM {s}.lease_run_closures")).isEqualTo(1);
     }
 
     @Test
@@ -401,6 +413,7 @@ final class LifecycleIntegrationTests {
                 rs -> rs.getInt(1))).containsExactly(1, 2);
         String rows = "SELECT (SELECT count(*) FROM {s}.done_entries)"
                 + " + (SELECT coalesce(sum(cardinality(ended)), 0) FROM {s}.lease_runs)"
+                + " + (SELECT count(*) FROM {s}.lease_run_closures)"
                 + " + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM {s}.deferred_jobs)";
         long rowsBefore = count(rows);
         assertThat(s.complete(stale).block(WAIT)).isEqualTo(AttemptResult.LOST);

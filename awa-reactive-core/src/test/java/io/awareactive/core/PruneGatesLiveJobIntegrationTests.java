@@ -103,15 +103,15 @@ final class PruneGatesLiveJobIntegrationTests {
 
     /**
      * The open attempts per (lease slot, ready slot): the leases, and the attempts of claimed runs (schema step 18)
-     * with neither a done row nor an entry in their run's ended list.
+     * whose place is neither in a closure of their run (step 19) nor in their run's ended list.
      */
     private String openAttempts() {
         return "SELECT lease_slot, ready_slot, count(*) FROM (SELECT lease_slot, ready_slot FROM " + rows.t("leases")
                 + " UNION ALL SELECT r.lease_slot, r.ready_slot FROM " + rows.t("lease_runs") + " r"
                 + " CROSS JOIN unnest(r.job_ids) WITH ORDINALITY AS x (job_id, n)"
-                + " WHERE (x.n - 1)::int <> ALL (r.ended) AND NOT EXISTS (SELECT 1 FROM " + rows.t("done_entries")
-                + " d WHERE d.ready_slot = r.ready_slot AND d.job_id = x.job_id"
-                + " AND d.run_lease = -(r.run_id * 1024 + x.n - 1))) a GROUP BY 1, 2";
+                + " WHERE (x.n - 1)::int <> ALL (r.ended) AND NOT EXISTS (SELECT 1 FROM "
+                + rows.t("lease_run_closures") + " c WHERE c.lease_slot = r.lease_slot AND c.run_id = r.run_id"
+                + " AND (x.n - 1)::int = ANY (c.places))) a GROUP BY 1, 2";
     }
 
     /**

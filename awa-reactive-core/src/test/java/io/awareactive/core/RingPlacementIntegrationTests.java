@@ -76,9 +76,12 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.ringOperations().rotate(Ring.CLAIM).block(WAIT))
                 .isInstanceOf(RotateOutcome.SkippedIdle.class);
 
-        // Completion: done row + delta in the job's ORIGINAL ready slot, no open attempt left, no closure.
+        // Completion: the delta in the job's ORIGINAL ready slot, the run's closure in the run's lease slot (schema
+        // step 19: no done row), no open attempt left, no claim-ring closure.
         assertThat(storage.complete(jobA).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
-        assertThat(count("SELECT count(*) FROM {s}.done_entries_0 WHERE job_id = " + a)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.lease_run_closures_" + jobA.leaseSlot() + " WHERE run_id = "
+                + (-jobA.runLease() >> 10))).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
         assertThat(count("SELECT count(*) FROM {s}.queue_terminal_count_deltas_0")).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM {s}.lease_claim_closures")).isZero();
         assertThat(count(OPEN_ATTEMPTS)).isZero();
@@ -118,6 +121,7 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.status(b).block(WAIT).attempt()).isEqualTo(3);
         String allRows = "SELECT (SELECT count(*) FROM {s}.done_entries)"
                 + " + (SELECT coalesce(sum(cardinality(ended)), 0) FROM {s}.lease_runs)"
+                + " + (SELECT count(*) FROM {s}.lease_run_closures)"
                 + " + (SELECT count(*) FROM {s}.ready_entries) + (SELECT count(*) FROM {s}.deferred_jobs)"
                 + " + (SELECT count(*) FROM {s}.queue_terminal_count_deltas)";
         long before = count(allRows);
@@ -214,11 +218,12 @@ final class RingPlacementIntegrationTests {
         assertThat(next).extracting(Job::id).containsExactly(ids.get(2), ids.get(3), ids.get(4), ids.get(5));
         assertThat(storage.completeAll(next).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
-        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isEqualTo(4);
+        assertThat(count("SELECT coalesce(sum(cardinality(places)), 0) FROM {s}.lease_run_closures")).isEqualTo(4);
         // The killed claim left nothing: the only open attempts are the first claim's, still running.
         String s = "\"" + schema + "\".";
-        assertThat(db.query("SELECT x.job_id FROM " + s + "lease_runs r CROSS JOIN unnest(r.job_ids) AS x (job_id)"
-                + " WHERE NOT EXISTS (SELECT 1 FROM " + s + "done_entries d WHERE d.job_id = x.job_id)"
+        assertThat(db.query("SELECT x.job_id FROM " + s + "lease_runs r"
+                + " CROSS JOIN unnest(r.job_ids) WITH ORDINALITY AS x (job_id, n) WHERE NOT EXISTS (SELECT 1 FROM " + s
+                + "lease_run_closures c WHERE c.run_id = r.run_id AND (x.n - 1)::int = ANY (c.places))"
                 + " ORDER BY x.job_id", rs -> rs.getLong(1))).containsExactly(ids.get(0), ids.get(1));
         assertThat(count(OPEN_ATTEMPTS)).isEqualTo(2);
     }

@@ -193,14 +193,17 @@ final class RotationIntegrationTests {
 
     @Test
     void shouldTurnTheLeaseRingUntilTheRunsOfFinishedJobsArePruned() {
-        // A job that started and ended between two ticks leaves its claimed run's row (schema step 18) in slot 0.
+        // A job that started and ended between two ticks leaves its claimed run's row (schema step 18) and the
+        // run's closure (step 19) in slot 0.
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         storage.complete(storage.claim("q", 1, "w").single().block(WAIT)).block(WAIT);
         assertThat(db.queryLong("SELECT count(*) FROM " + t("lease_runs_0"))).isOne();
+        assertThat(db.queryLong("SELECT count(*) FROM " + t("lease_run_closures_0"))).isOne();
 
-        // The queue slot of its job waits for that row's prune, so the ring is not idle until it is gone.
+        // The queue slot of its job waits for those rows' prune, so the ring is not idle until they are gone.
         assertThat(rotate(Ring.LEASE)).isEqualTo(new Rotated(1, 1));
-        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedBusy(0, Set.of(RotationBlocker.LEASE_RUN_ROWS)));
+        assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedBusy(0, Set.of(RotationBlocker.LEASE_RUN_ROWS,
+                RotationBlocker.LEASE_RUN_CLOSURE_ROWS)));
         assertThat(storage.ringOperations().prune(Ring.LEASE).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         assertThat(rotate(Ring.LEASE)).isEqualTo(new SkippedIdle(1, 1));
 

@@ -391,6 +391,46 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(storage.status(leased.get(0).id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
     }
 
+    @Test
+    void shouldCloseTheRunAttemptsCompletedBeforeStep19AndRescueOnlyTheOpenOnes() {
+        String schema = db.newSchemaName();
+        QueueStorage storage = QueueStorage.create(QueueStorageConfig.builder()
+                .connectionFactory(db.connectionFactory()).schema(schema).heartbeatInterval(Duration.ofMillis(300))
+                .leaseStaleAfter(Duration.ofSeconds(1)).retryBackoffBase(Duration.ZERO).build());
+        for (MigrationScript script : storage.migrationScripts().subList(0, 18)) {
+            runInOneTransaction(script.sql());
+        }
+        String s = "\"" + schema + "\".";
+        for (int i = 0; i < 4; i++) {
+            storage.enqueue(JobRequest.of("mail", "k", "{}")).block(WAIT);
+        }
+        List<Job> run = claimAll(storage, "mail", 4);
+        assertThat(run).hasSize(4).extracting(Job::runLease).allMatch(lease -> lease < 0);
+        // Completed by step 18's functions: a done row each.
+        assertThat(storage.completeAll(run.subList(0, 2)).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + "done_entries")).isEqualTo(2);
+
+        storage.install().block(WAIT);
+
+        // The step closed the two completed attempts of the run, which a lease slot still holds.
+        assertThat(db.query("SELECT places::text FROM " + s + "lease_run_closures", rs -> rs.getString(1)))
+                .containsExactly("{0,1}");
+        assertThat(storage.complete(run.get(0)).block(WAIT)).isEqualTo(AttemptResult.LOST);
+        assertThat(storage.heartbeat(run).collectList().block(WAIT))
+                .containsExactlyInAnyOrder(run.get(2).id(), run.get(3).id());
+        assertThat(storage.status(run.get(2).id()).block(WAIT).state()).isEqualTo(JobState.RUNNING);
+
+        // The run goes stale: rescue takes back its two open attempts only, and no job runs twice.
+        db.execute("UPDATE " + s + "lease_runs SET heartbeat_at = now() - interval '1 hour'");
+        assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(2);
+        assertThat(storage.status(run.get(0).id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
+        assertThat(storage.status(run.get(2).id()).block(WAIT).attempt()).isEqualTo(2);
+        List<Job> retried = claimAll(storage, "mail", 10);
+        assertThat(retried).extracting(Job::id).containsExactlyInAnyOrder(run.get(2).id(), run.get(3).id());
+        assertThat(storage.completeAll(retried).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+        assertThat(storage.counts("mail").block(WAIT).completed()).isEqualTo(4);
+    }
+
     /** A completion as release 0.1.0 made it: its own {@code end_attempt}. */
     private String completeWithRelease010(String schema, Job job) {
         return db.query("SELECT \"" + schema + "\".end_attempt(?, ?, ?, 'completed', NULL, 0, 1, 0, 1, false)",

@@ -108,10 +108,14 @@ final class WorkerIntegrationTests {
         assertThat(longs("SELECT job_id FROM {s}.ready_entries WHERE attempt = 2"))
                 .containsExactlyInAnyOrderElementsOf(failedOnce);
         assertThat(count("SELECT count(*) FROM {s}.deferred_jobs")).isZero();
-        assertThat(longs("SELECT job_id FROM {s}.done_entries WHERE state = 'completed'"))
-                .containsExactlyInAnyOrderElementsOf(ids);
-        assertThat(longs("SELECT job_id FROM {s}.done_entries WHERE attempt = 2"))
+        // Completed attempts are their runs' closures (schema step 19): the job and attempt at each closed place.
+        String closed = "SELECT r.job_ids[p + 1] AS job_id, r.attempts[p + 1] AS attempt"
+                + " FROM {s}.lease_run_closures c JOIN {s}.lease_runs r"
+                + " ON r.lease_slot = c.lease_slot AND r.run_id = c.run_id CROSS JOIN unnest(c.places) p";
+        assertThat(longs("SELECT job_id FROM (" + closed + ") x")).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(longs("SELECT job_id FROM (" + closed + ") x WHERE attempt = 2"))
                 .containsExactlyInAnyOrderElementsOf(failedOnce);
+        assertThat(count("SELECT count(*) FROM {s}.done_entries")).isZero();
     }
 
     @Test

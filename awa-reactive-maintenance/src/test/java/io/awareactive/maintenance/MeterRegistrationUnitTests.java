@@ -67,7 +67,7 @@ final class MeterRegistrationUnitTests {
         }
         for (String blocker : List.of("queue.ready_rows", "queue.ready_segments", "queue.claim_ranges",
                 "queue.tombstones", "queue.done_rows", "queue.terminal_deltas", "lease.rows", "lease.run_rows",
-                "claim.rows", "claim.closure_rows")) {
+                "lease.run_closure_rows", "claim.rows", "claim.closure_rows")) {
             ids.add("awa.maintenance.rotate.attempts{awa.ring=" + blocker.substring(0, blocker.indexOf('.'))
                     + ",awa.ring.blocker=" + blocker + ",awa.ring.outcome=skipped_busy}");
         }

@@ -106,7 +106,7 @@ final class LeastPrivilegeIntegrationTests {
         PruneOutcome refused = application.ringOperations().prune(Ring.QUEUE).block(WAIT);
         assertThat(refused).isInstanceOf(PruneOutcome.Failed.class);
         assertThat(((PruneOutcome.Failed) refused).sqlState()).isEqualTo("42501");
-        assertThat(Reliability.rows(db, owner, "done_entries_0")).isEqualTo(2);
+        assertThat(Reliability.rows(db, owner, "ready_entries_0")).isEqualTo(2);
         List<RollupOutcome> rollups = maintain.ringOperations().rollup(4, Duration.ofSeconds(5), 10_000).collectList().block(WAIT);
         assertThat(rollups).hasSize(1).first().isInstanceOf(RollupOutcome.Rolled.class);
         PruneOutcome pruned = maintain.ringOperations().prune(Ring.QUEUE).block(WAIT);

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 8, first fault: the prune's connection is terminated ({@code pg_terminate_backend}) inside its transaction,
- * after every lock is granted. A {@code BEFORE TRUNCATE} trigger the test puts on {@code done_entries_0} holds the
+ * after every lock is granted. A {@code BEFORE TRUNCATE} trigger the test puts on {@code ready_entries_0} holds the
  * prune at its TRUNCATE (every child lock granted) until the test lets it go.
  */
 @AwaPostgresTest
@@ -40,7 +40,7 @@ final class PruneTerminatedIntegrationTests {
 
     private static final long GATE_KEY = 8_001;
     private static final List<String> CHILDREN = List.of("ready_entries_0", "ready_segments_0",
-            "ready_claim_ranges_0", "done_entries_0");
+            "ready_claim_ranges_0", "queue_terminal_count_deltas_0");
 
     private final TestDatabase db;
 
@@ -66,11 +66,11 @@ final class PruneTerminatedIntegrationTests {
         db.execute("INSERT INTO " + t(storage, "queue_ring_rotations") + " (generation, slot) VALUES (1, 1)");
         Map<String, Long> rowsBefore = rows(storage);
         Map<String, Long> filenodesBefore = filenodes(storage);
-        assertThat(rowsBefore.get("done_entries_0")).isEqualTo(3);
+        assertThat(rowsBefore.get("ready_entries_0")).isEqualTo(3);
         db.execute("CREATE FUNCTION " + t(storage, "hold_truncate") + "() RETURNS trigger LANGUAGE plpgsql AS $$"
                         + " BEGIN WHILE NOT pg_try_advisory_xact_lock(" + GATE_KEY + ") LOOP"
                         + " PERFORM pg_sleep(0.02); END LOOP; RETURN NULL; END $$",
-                "CREATE TRIGGER hold_truncate BEFORE TRUNCATE ON " + t(storage, "done_entries_0")
+                "CREATE TRIGGER hold_truncate BEFORE TRUNCATE ON " + t(storage, "ready_entries_0")
                         + " FOR EACH STATEMENT EXECUTE FUNCTION " + t(storage, "hold_truncate") + "()");
 
         List<PruneEvent> events = new CopyOnWriteArrayList<>();
@@ -155,13 +155,13 @@ final class PruneTerminatedIntegrationTests {
         for (String child : CHILDREN) {
             assertThat(Reliability.rows(db, storage, child)).as(child).isZero();
         }
-        assertThat(Reliability.filenode(db, storage, "done_entries_0"))
-                .isNotEqualTo(filenodesBefore.get("done_entries_0"));
+        assertThat(Reliability.filenode(db, storage, "ready_entries_0"))
+                .isNotEqualTo(filenodesBefore.get("ready_entries_0"));
     }
 
     private int truncatePid(QueueStorageConfig storage) {
         List<Long> pids = db.query("SELECT pid FROM pg_stat_activity WHERE state = 'active' AND wait_event = 'PgSleep'"
-                + " AND query LIKE 'TRUNCATE%done_entries_0%'", rs -> rs.getLong(1));
+                + " AND query LIKE 'TRUNCATE%ready_entries_0%'", rs -> rs.getLong(1));
         return pids.isEmpty() ? 0 : pids.get(0).intValue();
     }
 

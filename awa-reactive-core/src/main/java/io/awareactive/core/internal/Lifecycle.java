@@ -319,10 +319,9 @@ public final class Lifecycle {
 
     /**
      * Refreshes the heartbeat of live attempts: per lease slot, one UPDATE of the claimed runs' rows (schema step 18:
-     * one row per run, a statement per ready slot of their jobs) and one of the leases (attempts claimed before it),
-     * each in the slot's own child. An attempt of a run is live while it has neither a done row (read in the named
-     * done child: a read of the parent would lock every done child, which a queue prune locks {@code NOWAIT}) nor an
-     * entry in the run's ended list.
+     * one row per run) and one of the leases (attempts claimed before it), each in the slot's own child. An attempt of
+     * a run is live while its place is neither in the run's ended list nor in a closure of the run (schema step 19:
+     * in the same lease slot).
      *
      * @param jobs the attempts
      * @return the ids of the attempts still live
@@ -335,31 +334,31 @@ public final class Lifecycle {
                 Collectors.toList()));
         return Db.withConnection(factory, c -> Flux.fromIterable(bySlot.entrySet())
                 .concatMap(e -> {
-                    Map<Integer, List<Job>> runsByReadySlot = e.getValue().stream().filter(job -> job.runLease() < 0)
-                            .collect(Collectors.groupingBy(Job::readySlot, TreeMap::new, Collectors.toList()));
+                    List<Job> runs = e.getValue().stream().filter(job -> job.runLease() < 0).toList();
                     List<Job> leased = e.getValue().stream().filter(job -> job.runLease() > 0).toList();
-                    return Flux.fromIterable(runsByReadySlot.entrySet())
-                            .concatMap(runs -> heartbeatRuns(c, e.getKey(), runs.getKey(), runs.getValue()))
-                            .concatWith(heartbeatLeases(c, e.getKey(), leased));
+                    return heartbeatRuns(c, e.getKey(), runs).concatWith(heartbeatLeases(c, e.getKey(), leased));
                 })
                 .collectList()).flatMapMany(Flux::fromIterable);
     }
 
-    private Flux<Long> heartbeatRuns(Connection c, int leaseSlot, int readySlot, List<Job> jobs) {
-        // The run of an attempt is -runLease / 1024 and its index in the run -runLease % 1024 (schema step 18).
-        String runLease = "-(u.run_id * 1024 + x.n - 1)";
+    private Flux<Long> heartbeatRuns(Connection c, int leaseSlot, List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Flux.empty();
+        }
+        // The run of an attempt is -runLease / 1024 and its place in the run -runLease % 1024 (schema step 18).
         return Db.query(c, "WITH u AS (UPDATE " + schema.child(Table.LEASE_RUNS, leaseSlot)
                         + " SET heartbeat_at = clock_timestamp() WHERE lease_slot = $1"
                         + " AND run_id = ANY (SELECT DISTINCT (-r) >> 10 FROM unnest($3::bigint[]) r)"
-                        + " AND ready_slot = $4 RETURNING run_id, ready_slot, job_ids, ended)"
+                        + " RETURNING run_id, job_ids, ended)"
                         + " SELECT x.job_id FROM u"
                         + " CROSS JOIN LATERAL unnest(u.job_ids) WITH ORDINALITY AS x (job_id, n)"
-                        + " WHERE (x.job_id, " + runLease + ") IN (SELECT * FROM unnest($2::bigint[], $3::bigint[]))"
+                        + " WHERE (x.job_id, -(u.run_id * 1024 + x.n - 1)) IN"
+                        + " (SELECT * FROM unnest($2::bigint[], $3::bigint[]))"
                         + " AND (x.n - 1)::int <> ALL (u.ended) AND NOT EXISTS (SELECT 1 FROM "
-                        + schema.child(Table.DONE_ENTRIES, readySlot) + " d WHERE d.ready_slot = u.ready_slot"
-                        + " AND d.job_id = x.job_id AND d.run_lease = " + runLease + ")",
+                        + schema.child(Table.LEASE_RUN_CLOSURES, leaseSlot) + " k WHERE k.lease_slot = $1"
+                        + " AND k.run_id = u.run_id AND (x.n - 1)::int = ANY (k.places))",
                 row -> Db.get(row, 0, Long.class), leaseSlot, jobs.stream().map(Job::id).toArray(Long[]::new),
-                jobs.stream().map(Job::runLease).toArray(Long[]::new), readySlot);
+                jobs.stream().map(Job::runLease).toArray(Long[]::new));
     }
 
     private Flux<Long> heartbeatLeases(Connection c, int leaseSlot, List<Job> jobs) {

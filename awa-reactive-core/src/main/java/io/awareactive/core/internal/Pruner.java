@@ -63,7 +63,8 @@ public final class Pruner {
                 case QUEUE -> new LockPlan(List.of(Table.READY_SEGMENTS), List.of(Table.READY_ENTRIES,
                         Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
                         Table.QUEUE_TERMINAL_COUNT_DELTAS));
-                case LEASE -> new LockPlan(List.of(Table.LEASES, Table.LEASE_RUNS, Table.LEASE_TALLIES), List.of());
+                case LEASE -> new LockPlan(List.of(Table.LEASES, Table.LEASE_RUNS, Table.LEASE_RUN_CLOSURES,
+                        Table.LEASE_TALLIES), List.of());
                 // Receipts are the widely read side; with every receipt closed no closure can arrive.
                 case CLAIM -> new LockPlan(List.of(Table.LEASE_CLAIMS),
                         List.of(Table.LEASE_CLAIM_CLOSURES, Table.CLAIM_TALLIES));
@@ -186,7 +187,8 @@ public final class Pruner {
      * <ul>
      *   <li>G1 {@code queue.active_leases}: the open attempts (leases and attempts of claimed runs) pointing at the
      *       slot, summed over every lease slot's tallies, and the claimed runs of its rows that a lease slot not yet
-     *       pruned still holds (their attempts count as ended by the done rows this slot holds).
+     *       pruned still holds (from schema step 18, whose attempts counted as completed by done rows in this slot;
+     *       since step 19 a completion closes them in the run's lease slot, and this part only delays the prune).
      *   <li>G2 {@code queue.pending_ready}: {@link #pendingReady(int)}.
      *   <li>G3 {@code queue.unclosed_claim_refs}: receipts minus closures pointing at the slot, summed over every
      *       claim slot's tallies.

@@ -32,6 +32,11 @@ public enum Table {
      * by endings other than a completion.
      */
     LEASE_RUNS("lease_runs", Ring.LEASE),
+    /**
+     * Lease ring family (schema step 19): one row per completion statement and claimed run, the places of the run's
+     * attempts it completed; appended only.
+     */
+    LEASE_RUN_CLOSURES("lease_run_closures", Ring.LEASE),
     /** Claim ring family: one immutable receipt per attempt claimed before schema step 7. */
     LEASE_CLAIMS("lease_claims", Ring.CLAIM),
     /** Claim ring family: one immutable closure per ended attempt that has a receipt. */

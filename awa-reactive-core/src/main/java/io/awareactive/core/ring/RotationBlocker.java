@@ -25,6 +25,8 @@ public enum RotationBlocker {
     LEASE_ROWS(Table.LEASES, "lease.rows"),
     /** {@code lease_runs} (a row per claimed run, schema step 18) of the next lease slot holds rows. */
     LEASE_RUN_ROWS(Table.LEASE_RUNS, "lease.run_rows"),
+    /** {@code lease_run_closures} (completions of claimed runs, schema step 19) of the next lease slot holds rows. */
+    LEASE_RUN_CLOSURE_ROWS(Table.LEASE_RUN_CLOSURES, "lease.run_closure_rows"),
     /** {@code lease_claims} (receipts) of the next claim slot holds rows. */
     CLAIM_ROWS(Table.LEASE_CLAIMS, "claim.rows"),
     /** {@code lease_claim_closures} of the next claim slot holds rows. */

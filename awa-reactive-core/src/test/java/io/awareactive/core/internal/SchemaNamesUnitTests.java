@@ -19,7 +19,8 @@ final class SchemaNamesUnitTests {
         assertThat(Schema.families(Ring.QUEUE)).containsExactly(Table.READY_ENTRIES, Table.READY_SEGMENTS,
                 Table.READY_CLAIM_RANGES, Table.READY_TOMBSTONES, Table.DONE_ENTRIES,
                 Table.QUEUE_TERMINAL_COUNT_DELTAS);
-        assertThat(Schema.families(Ring.LEASE)).containsExactly(Table.LEASES, Table.LEASE_RUNS);
+        assertThat(Schema.families(Ring.LEASE)).containsExactly(Table.LEASES, Table.LEASE_RUNS,
+                Table.LEASE_RUN_CLOSURES);
         assertThat(Schema.families(Ring.CLAIM)).containsExactly(Table.LEASE_CLAIMS, Table.LEASE_CLAIM_CLOSURES);
         assertThat(Schema.families(Ring.QUEUE)).extracting(Table::sqlName).containsExactly("ready_entries",
                 "ready_segments",
