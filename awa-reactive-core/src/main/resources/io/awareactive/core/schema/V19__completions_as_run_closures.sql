@@ -237,10 +237,10 @@ END
 $closures_read$;
 
 -- Where a claimed ready row's attempt stands, for locate_job: 'running' while its run holds it open; 'completed' once
--- a closure of its run holds its place; 'gone' when no lease slot holds its run (its slot was pruned, after every
--- attempt of it ended) or the run ended it otherwise: then a done row or a newer ready row tells. An attempt claimed
--- before step 18 is 'running' while its lease exists. Index probes per lease slot, in the named children (never a
--- sequential read, whatever the children's statistics say).
+-- a closure of its run holds its place; 'ended' when the run ended it otherwise (a done row, a newer ready row or a
+-- deferred retry tells more); 'gone' when no lease slot holds its run (its slot was pruned, after every attempt of it
+-- ended). An attempt claimed before step 18 is 'running' while its lease exists. Index probes per lease slot, in the
+-- named children (never a sequential read, whatever the children's statistics say).
 CREATE FUNCTION {{schema}}.claimed_attempt_state(p_job_id bigint, p_queue text, p_priority smallint, p_shard int,
     p_lane_seq bigint)
 RETURNS text
@@ -260,7 +260,7 @@ BEGIN
             {{schema_name}}, 'lease_runs_' || v_slot, 'lease_run_closures_' || v_slot)
         INTO v USING p_queue, p_priority, p_shard, p_lane_seq, p_job_id;
         IF v.run_id IS NOT NULL THEN
-            RETURN CASE WHEN v.closed THEN 'completed' WHEN v.not_ended THEN 'running' ELSE 'gone' END;
+            RETURN CASE WHEN v.closed THEN 'completed' WHEN v.not_ended THEN 'running' ELSE 'ended' END;
         END IF;
         EXECUTE format('SELECT 1 FROM %I.%I WHERE lease_slot = $1 AND job_id = $2', {{schema_name}},
             'leases_' || v_slot) USING v_slot, p_job_id;
@@ -275,8 +275,10 @@ $fn$;
 
 -- locate_job (same signature, now VOLATILE): step 10's function, renamed locate_ring_row, finds the job's done row or
 -- live ready row as before; a claimed ready row then takes its state from its run (claimed_attempt_state). When the
--- run is gone, the search starts over once, in a new snapshot (a statement of its own): it then sees the done row or
--- the newer ready row that ended the attempt otherwise, and with neither the attempt completed.
+-- run ended the attempt otherwise or is gone, the search starts over once, in a new snapshot (a statement of its own),
+-- which sees the done row or the newer ready row of an ending committed since the first look. A run still gone then
+-- means the attempt completed (every other ending leaves a done row or a newer row); a run that ended the attempt
+-- otherwise leaves the row claimed, as before this step (a deferred retry, which job_status reads first).
 ALTER FUNCTION {{schema}}.locate_job(bigint) RENAME TO locate_ring_row;
 
 CREATE FUNCTION {{schema}}.locate_job(p_job_id bigint) RETURNS SETOF {{schema}}.job_location
@@ -292,8 +294,8 @@ BEGIN
         END IF;
         IF v.state IS NULL AND v.claimed THEN
             v_attempt := claimed_attempt_state(p_job_id, v.queue, v.priority, v.shard, v.lane_seq);
-            CONTINUE WHEN v_attempt = 'gone' AND v_pass = 1;
-            IF v_attempt <> 'running' THEN
+            CONTINUE WHEN v_attempt IN ('ended', 'gone') AND v_pass = 1;
+            IF v_attempt IN ('completed', 'gone') THEN
                 v.state := 'completed';
             END IF;
         END IF;
