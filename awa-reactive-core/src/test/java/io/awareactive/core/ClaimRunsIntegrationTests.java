@@ -65,10 +65,8 @@ final class ClaimRunsIntegrationTests {
         return db.queryLong("SELECT count(*) FROM \"" + schema + "\"." + table + " WHERE " + where);
     }
 
-    /** The attempts the run closures hold (schema step 19: a completion's record), each place counted once per row. */
     private long closedPlaces() {
-        return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema
-                + "\".lease_run_closures");
+        return Fixtures.closedPlaces(db, schema);
     }
 
     private long openAttempts() {

@@ -61,10 +61,8 @@ final class CompleteAllIntegrationTests {
         return db.queryLong("SELECT count(DISTINCT xmin::text) FROM \"" + schema + "\".lease_run_closures");
     }
 
-    /** The attempts the run closures hold, each place counted once per closure row. */
     private long closedPlaces() {
-        return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema
-                + "\".lease_run_closures");
+        return Fixtures.closedPlaces(db, schema);
     }
 
     @Test

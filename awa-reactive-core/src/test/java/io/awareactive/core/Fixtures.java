@@ -77,4 +77,16 @@ final class Fixtures {
         }
         return outcome;
     }
+
+    /**
+     * The attempts that completions closed (schema step 19: one place per completed attempt in its run's closures),
+     * each place counted once per closure row.
+     *
+     * @param db the test database
+     * @param schema the schema
+     * @return the places of every {@code lease_run_closures} row
+     */
+    static long closedPlaces(TestDatabase db, String schema) {
+        return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema + "\".lease_run_closures");
+    }
 }

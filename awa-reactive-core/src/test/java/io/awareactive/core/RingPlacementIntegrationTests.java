@@ -218,7 +218,7 @@ final class RingPlacementIntegrationTests {
         assertThat(next).extracting(Job::id).containsExactly(ids.get(2), ids.get(3), ids.get(4), ids.get(5));
         assertThat(storage.completeAll(next).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
-        assertThat(count("SELECT coalesce(sum(cardinality(places)), 0) FROM {s}.lease_run_closures")).isEqualTo(4);
+        assertThat(Fixtures.closedPlaces(db, schema)).isEqualTo(4);
         // The killed claim left nothing: the only open attempts are the first claim's, still running.
         String s = "\"" + schema + "\".";
         assertThat(db.query("SELECT x.job_id FROM " + s + "lease_runs r"

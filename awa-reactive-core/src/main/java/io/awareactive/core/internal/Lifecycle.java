@@ -334,9 +334,11 @@ public final class Lifecycle {
                 Collectors.toList()));
         return Db.withConnection(factory, c -> Flux.fromIterable(bySlot.entrySet())
                 .concatMap(e -> {
-                    List<Job> runs = e.getValue().stream().filter(job -> job.runLease() < 0).toList();
-                    List<Job> leased = e.getValue().stream().filter(job -> job.runLease() > 0).toList();
-                    return heartbeatRuns(c, e.getKey(), runs).concatWith(heartbeatLeases(c, e.getKey(), leased));
+                    // Attempts of claimed runs have negative run leases (schema step 18), leases positive ones.
+                    Map<Boolean, List<Job>> ofRuns = e.getValue().stream()
+                            .collect(Collectors.partitioningBy(job -> job.runLease() < 0));
+                    return heartbeatRuns(c, e.getKey(), ofRuns.get(true))
+                            .concatWith(heartbeatLeases(c, e.getKey(), ofRuns.get(false)));
                 })
                 .collectList()).flatMapMany(Flux::fromIterable);
     }
