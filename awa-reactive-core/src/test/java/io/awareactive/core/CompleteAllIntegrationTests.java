@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -232,6 +233,39 @@ final class CompleteAllIntegrationTests {
 
         assertThat(closedPlaces()).isZero();
         assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isEqualTo(3);
+        assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
+    }
+
+    @Test
+    void shouldCompleteABatchWhoseRunsLieInTwoLeaseSlotsInOneTransaction() {
+        List<Job> first = enqueueAndClaim(3);
+        assertThat(storage.ringOperations().rotate(Ring.LEASE).block(WAIT))
+                .isInstanceOf(RotateOutcome.Rotated.class);
+        List<Job> second = enqueueAndClaim(3);
+        assertThat(first).extracting(Job::leaseSlot).containsOnly(0);
+        assertThat(second).extracting(Job::leaseSlot).containsOnly(1);
+        List<Job> batch = new ArrayList<>(second);
+        batch.addAll(first);
+        batch.add(first.get(0));
+
+        assertThat(storage.completeAll(batch).block(WAIT)).containsExactly(AttemptResult.COMPLETED,
+                AttemptResult.COMPLETED, AttemptResult.COMPLETED, AttemptResult.COMPLETED, AttemptResult.COMPLETED,
+                AttemptResult.COMPLETED, AttemptResult.LOST);
+        assertThat(completingTransactions()).isEqualTo(1);
+        assertThat(closedPlaces()).isEqualTo(6);
+    }
+
+    @Test
+    void shouldRefuseABatchInALeaseSlotTheRingDoesNotHaveAndWriteNothing() {
+        List<Job> jobs = enqueueAndClaim(2);
+        List<Job> broken = jobs.stream().map(job -> new Job(job.id(), "q", "k", "{}", 2, 1, 25, null, null,
+                job.runLease(), 0, 0, 63, 0, 0, 0)).toList();
+
+        // All in one lease slot, as a claimed batch is: the same error as for a batch that only partly lies there.
+        assertThatThrownBy(() -> storage.completeAll(broken).block(WAIT))
+                .hasMessageContaining("lease slot 63 does not exist");
+
+        assertThat(closedPlaces()).isZero();
         assertThat(storage.completeAll(jobs).block(WAIT)).containsOnly(AttemptResult.COMPLETED);
     }
 

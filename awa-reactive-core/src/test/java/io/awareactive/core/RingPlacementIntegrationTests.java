@@ -268,6 +268,54 @@ final class RingPlacementIntegrationTests {
         }
     }
 
+    /** Enqueues {@code jobs} jobs into lane (q, 2, shard) in one statement. */
+    private void enqueueIntoLane(int shard, int jobs) {
+        db.execute("SELECT count(*) FROM \"" + schema + "\".enqueue_lane('q', 2::smallint, " + shard + ", NULL,"
+                + " array_fill('k'::text, ARRAY[" + jobs + "]), array_fill('{}'::jsonb, ARRAY[" + jobs + "]),"
+                + " array_fill(1, ARRAY[" + jobs + "]), array_fill(25, ARRAY[" + jobs + "]),"
+                + " array_fill(0::bigint, ARRAY[" + jobs + "]))");
+    }
+
+    @Test
+    void shouldReadTheSequencesOfOnlyTheLaneThatFillsTheBatch() throws Exception {
+        for (int shard = 0; shard < 8; shard++) {
+            db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, " + shard + ")");
+            enqueueIntoLane(shard, 10);
+        }
+        try (Connection claimer = db.openJdbc(); Statement statement = claimer.createStatement()) {
+            claimer.setAutoCommit(false);
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(DISTINCT o_enqueue_shard),"
+                    + " count(*) FROM \"" + schema + "\".claim_jobs_v2('q', 10, 'w', NULL)")) {
+                rows.next();
+                assertThat(rows.getLong(1)).isEqualTo(1);
+                assertThat(rows.getLong(2)).isEqualTo(10);
+            }
+            // Each sequence read holds a lock to the end of the transaction: the first lane visited filled the
+            // batch, so only its enqueue and claim sequences were read (up to schema step 19, all 16 of 8 lanes).
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_locks l"
+                    + " WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.relation IN ("
+                    + "SELECT q.enqueue_seq FROM \"" + schema + "\".queue_lanes q UNION ALL"
+                    + " SELECT q.claim_seq FROM \"" + schema + "\".queue_lanes q)")) {
+                rows.next();
+                assertThat(rows.getLong(1)).isEqualTo(2);
+            }
+            claimer.commit();
+        }
+    }
+
+    @Test
+    void shouldClaimPastLanesThatWereNeverEnqueuedInto() {
+        for (int shard = 0; shard < 8; shard++) {
+            db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, " + shard + ")");
+        }
+        enqueueIntoLane(5, 3);
+
+        // The other lanes' sequences were never called (no last value): each is passed over as a lane without work.
+        assertThat(storage.claim("q", 10, "w").map(Job::enqueueShard).collectList().block(WAIT))
+                .containsExactly(5, 5, 5);
+        assertThat(claimIds()).isEmpty();
+    }
+
     @Test
     void shouldClaimEveryJobOnceInLaneOrderWhenAnOlderSnapshotEnqueuesIntoThePreviousSlot() {
         // A caller's REPEATABLE READ transaction reads the queue ring's generation from its snapshot, so its enqueue

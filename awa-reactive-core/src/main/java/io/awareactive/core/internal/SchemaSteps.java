@@ -48,7 +48,8 @@ public final class SchemaSteps {
             "V16__bounded_segment_lookups.sql",
             "V17__lease_children_vacuumed_only_when_stalled.sql",
             "V18__claim_runs_as_leases.sql",
-            "V19__completions_as_run_closures.sql");
+            "V19__completions_as_run_closures.sql",
+            "V20__claims_read_visited_lanes_only.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

@@ -39,8 +39,8 @@ final class SchemaStepsUnitTests {
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
         assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version)
-                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
-        assertThat(SchemaSteps.latestVersion()).isEqualTo(19);
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);
+        assertThat(SchemaSteps.latestVersion()).isEqualTo(20);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
         assertThat(SchemaSteps.step(3).description()).isEqualTo("complete attempts");
@@ -60,6 +60,7 @@ final class SchemaStepsUnitTests {
         assertThat(SchemaSteps.step(17).description()).isEqualTo("lease children vacuumed only when stalled");
         assertThat(SchemaSteps.step(18).description()).isEqualTo("claim runs as leases");
         assertThat(SchemaSteps.step(19).description()).isEqualTo("completions as run closures");
+        assertThat(SchemaSteps.step(20).description()).isEqualTo("claims read visited lanes only");
     }
 
     @Test
