@@ -222,11 +222,15 @@ final class CompleteAllIntegrationTests {
         assertThat(storage.status(jobs.get(3).id()).block(WAIT).state()).isEqualTo(JobState.AVAILABLE);
     }
 
+    /** A handle of the job's attempt that names lease slot 63, which the ring does not have. */
+    private static Job inMissingLeaseSlot(Job job) {
+        return new Job(job.id(), "q", "k", "{}", 2, 1, 25, null, null, job.runLease(), 0, 0, 63, 0, 0, 0);
+    }
+
     @Test
     void shouldWriteNothingWhenTheBatchFailsAndLeaveItsAttemptsLive() {
         List<Job> jobs = enqueueAndClaim(3);
-        Job broken = new Job(jobs.get(2).id(), "q", "k", "{}", 2, 1, 25, null, null, jobs.get(2).runLease(), 0, 0,
-                63, 0, 0, 0);
+        Job broken = inMissingLeaseSlot(jobs.get(2));
 
         assertThatThrownBy(() -> storage.completeAll(List.of(jobs.get(0), jobs.get(1), broken)).block(WAIT))
                 .hasMessageContaining("lease slot 63 does not exist");
@@ -258,8 +262,7 @@ final class CompleteAllIntegrationTests {
     @Test
     void shouldRefuseABatchInALeaseSlotTheRingDoesNotHaveAndWriteNothing() {
         List<Job> jobs = enqueueAndClaim(2);
-        List<Job> broken = jobs.stream().map(job -> new Job(job.id(), "q", "k", "{}", 2, 1, 25, null, null,
-                job.runLease(), 0, 0, 63, 0, 0, 0)).toList();
+        List<Job> broken = jobs.stream().map(CompleteAllIntegrationTests::inMissingLeaseSlot).toList();
 
         // All in one lease slot, as a claimed batch is: the same error as for a batch that only partly lies there.
         assertThatThrownBy(() -> storage.completeAll(broken).block(WAIT))

@@ -268,6 +268,12 @@ final class RingPlacementIntegrationTests {
         }
     }
 
+    /** Creates lanes (q, 2, 0) to (q, 2, shards - 1). */
+    private void createLanes(int shards) {
+        db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, g) FROM generate_series(0, " + (shards - 1)
+                + ") g");
+    }
+
     /** Enqueues {@code jobs} jobs into lane (q, 2, shard) in one statement. */
     private void enqueueIntoLane(int shard, int jobs) {
         db.execute("SELECT count(*) FROM \"" + schema + "\".enqueue_lane('q', 2::smallint, " + shard + ", NULL,"
@@ -278,8 +284,8 @@ final class RingPlacementIntegrationTests {
 
     @Test
     void shouldReadTheSequencesOfOnlyTheLaneThatFillsTheBatch() throws Exception {
+        createLanes(8);
         for (int shard = 0; shard < 8; shard++) {
-            db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, " + shard + ")");
             enqueueIntoLane(shard, 10);
         }
         try (Connection claimer = db.openJdbc(); Statement statement = claimer.createStatement()) {
@@ -305,9 +311,7 @@ final class RingPlacementIntegrationTests {
 
     @Test
     void shouldClaimPastLanesThatWereNeverEnqueuedInto() {
-        for (int shard = 0; shard < 8; shard++) {
-            db.execute("SELECT \"" + schema + "\".create_lane('q', 2::smallint, " + shard + ")");
-        }
+        createLanes(8);
         enqueueIntoLane(5, 3);
 
         // The other lanes' sequences were never called (no last value): each is passed over as a lane without work.
