@@ -93,12 +93,21 @@ final class ScenariosIntegrationTests {
     }
 
     @Test
-    void shouldMeasureTruncateAgainstDeleteAndVacuumOfTheSameFinishedJobs(TestDatabase db, @TempDir Path out)
-            throws Exception {
-        Smoke.run(db, out, "prune-cost", "--rows", "1000");
+    void shouldMeasureTruncateAgainstDeleteAndVacuumOfTheSameFinishedJobsAfterOneUnmeasuredReclaimEach(
+            TestDatabase db, @TempDir Path out) throws Exception {
+        String printed = Smoke.run(db, out, "prune-cost", "--rows", "1000");
 
+        List<String> lines = printed.lines().toList();
+        for (String system : List.of("awa-reactive", "baseline")) {
+            List<Integer> warmUps = indexesOf(lines, "JVM warm-up / prune-cost / " + system + ": 1,000 finished jobs");
+            List<Integer> cases = indexesOf(lines, "] prune-cost / " + system + ": 1,000 finished jobs");
+            assertThat(warmUps).as(system + "'s unmeasured reclaim").hasSize(1);
+            assertThat(warmUps.get(0)).as("before " + system + "'s first case").isLessThan(cases.get(0));
+        }
         Path directory = out.resolve("prune-cost");
         String caseName = "1,000 finished jobs";
+        assertThat(Smoke.summary(directory)).as("the warm-up is not reported")
+                .allSatisfy(row -> assertThat(row.get("case")).isEqualTo(caseName));
         assertThat(Smoke.awa(Smoke.measuredByBoth(directory, caseName, "reclaim time"))).isPositive();
         assertThat(Smoke.baseline(Smoke.measuredByBoth(directory, caseName, "reclaim WAL"))).isPositive();
         Map<String, String> before = Smoke.measuredByBoth(directory, caseName, "table+index bytes before");
