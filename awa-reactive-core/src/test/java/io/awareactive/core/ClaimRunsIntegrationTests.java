@@ -88,9 +88,9 @@ final class ClaimRunsIntegrationTests {
                 + ", 'failed', 'boom', 0, 2, 0, 1, false)";
     }
 
-    /** Makes the runs' heartbeats older than the storage's staleness horizon. */
+    /** Ages the runs, and the lease slot holding them, past the storage's staleness horizon. */
     private void makeStale() {
-        db.execute("UPDATE \"" + schema + "\".lease_runs SET heartbeat_at = clock_timestamp() - interval '1 hour'");
+        Fixtures.makeLeasesStale(db, schema, "lease_runs");
     }
 
     @Test

@@ -89,4 +89,20 @@ final class Fixtures {
     static long closedPlaces(TestDatabase db, String schema) {
         return db.queryLong("SELECT coalesce(sum(cardinality(places)), 0) FROM \"" + schema + "\".lease_run_closures");
     }
+
+    /**
+     * Ages the claimed attempts in {@code leaseTable} ({@code lease_runs}, or {@code leases} before schema step 18) by
+     * an hour, as a stuck worker's would be: their heartbeats, and the opening of every lease slot with them. Rescue
+     * reads only the slots opened before its staleness horizon (schema step 15), and an attempt is never older than
+     * its slot; aging the heartbeats alone left the test depending on how long the install took.
+     *
+     * @param db the test database
+     * @param schema the schema
+     * @param leaseTable the table of the attempts
+     */
+    static void makeLeasesStale(TestDatabase db, String schema, String leaseTable) {
+        db.execute("UPDATE \"" + schema + "\"." + leaseTable
+                        + " SET heartbeat_at = clock_timestamp() - interval '1 hour'",
+                "UPDATE \"" + schema + "\".lease_ring_rotations SET rotated_at = rotated_at - interval '1 hour'");
+    }
 }

@@ -378,7 +378,7 @@ final class SchemaUpgradeIntegrationTests {
         // Each leased attempt ends the way it did before the step: completed, failed, rescued.
         assertThat(storage.completeAll(List.of(leased.get(0))).block(WAIT)).containsExactly(AttemptResult.COMPLETED);
         assertThat(storage.fail(leased.get(1), "boom").block(WAIT)).isEqualTo(AttemptResult.RETRY_SCHEDULED);
-        db.execute("UPDATE " + s + "leases SET heartbeat_at = now() - interval '1 hour'");
+        Fixtures.makeLeasesStale(db, schema, "leases");
         assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(2);
         assertThat(db.queryLong("SELECT count(*) FROM " + s + "leases")).isZero();
 
@@ -421,7 +421,7 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(storage.status(run.get(2).id()).block(WAIT).state()).isEqualTo(JobState.RUNNING);
 
         // The run goes stale: rescue takes back its two open attempts only, and no job runs twice.
-        db.execute("UPDATE " + s + "lease_runs SET heartbeat_at = now() - interval '1 hour'");
+        Fixtures.makeLeasesStale(db, schema, "lease_runs");
         assertThat(storage.ringOperations().rescue(10).block(WAIT)).isEqualTo(2);
         assertThat(storage.status(run.get(0).id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
         assertThat(storage.status(run.get(2).id()).block(WAIT).attempt()).isEqualTo(2);
