@@ -9,6 +9,7 @@ import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.core.ring.SkipReason;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
+import io.r2dbc.postgresql.api.PostgresqlConnection;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -188,6 +189,36 @@ final class ClaimRunsIntegrationTests {
         assertThat(storage.ringOperations().rescue(10).block(WAIT)).isZero();
         assertThat(storage.status(job.id()).block(WAIT).state()).isEqualTo(JobState.COMPLETED);
         assertThat(count("ready_entries", "attempt = 2")).isZero();
+    }
+
+    @Test
+    void shouldHandOutClaimedJobsOnlyOnceTheirClaimIsCommitted() {
+        // Rows beyond the server's 8 kB output buffer leave before COMMIT: a client that handed them on at once would
+        // give out jobs of a claim still uncommitted.
+        String args = "{\"pad\": \"" + "x".repeat(2_000) + "\"}";
+        storage.enqueueAll(Flux.range(0, 20).map(i -> JobRequest.of("q", "k", args))).blockLast(WAIT);
+        // Every lease row holds its transaction's commit back for half a second (a deferred trigger runs at COMMIT).
+        String s = "\"" + schema + "\".";
+        db.execute("CREATE FUNCTION " + s + "hold_commit() RETURNS trigger LANGUAGE plpgsql AS"
+                        + " $$BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END$$",
+                "DO $$DECLARE c regclass; BEGIN FOR c IN SELECT inhrelid::regclass FROM pg_inherits"
+                        + " WHERE inhparent = '" + s + "lease_runs'::regclass LOOP EXECUTE format('CREATE CONSTRAINT"
+                        + " TRIGGER hold_commit AFTER INSERT ON %s DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+                        + " EXECUTE FUNCTION " + s + "hold_commit()', c); END LOOP; END$$");
+
+        // A completion starts as soon as its job is handed out, on another connection: it must see the job's run.
+        PostgresqlConnection reader = db.connectionFactory().create().block(WAIT);
+        try {
+            long visibleRuns = storage.claim("q", 20, "w").next()
+                    .flatMap(job -> reader.createStatement("SELECT count(*) FROM " + s + "lease_runs"
+                                    + " WHERE " + job.id() + " = ANY (job_ids)").execute()
+                            .flatMap(result -> result.map(row -> row.get(0, Long.class))).next())
+                    .block(WAIT);
+
+            assertThat(visibleRuns).isEqualTo(1);
+        } finally {
+            reader.close().block(WAIT);
+        }
     }
 
     @Test
