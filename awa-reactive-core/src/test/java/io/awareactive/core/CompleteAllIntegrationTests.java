@@ -222,6 +222,64 @@ final class CompleteAllIntegrationTests {
         assertThat(storage.status(jobs.get(3).id()).block(WAIT).state()).isEqualTo(JobState.AVAILABLE);
     }
 
+    /**
+     * A batch in one lease slot (schema step 21) runs that slot's statement once: whole, it needs nothing else;
+     * completed in part, only the positions it did not complete go through {@code end_attempt}, and the slot loop of
+     * a batch spanning slots does not run the statement a second time.
+     */
+    @Test
+    void shouldRunTheLeaseSlotsStatementOnceForABatchInOneSlotAndEndOnlyWhatItLeft() throws Exception {
+        List<Job> jobs = enqueueAndClaim(4);
+        assertThat(jobs).extracting(Job::leaseSlot).containsOnly(0);
+        assertThat(storage.complete(jobs.get(1)).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
+
+        Map<String, Object> partial = completeAttemptsCountingCalls(jobs);
+        Map<String, Object> repeated = completeAttemptsCountingCalls(List.of(jobs.get(0), jobs.get(2)));
+        List<Job> fresh = enqueueAndClaim(3);
+        Map<String, Object> whole = completeAttemptsCountingCalls(fresh);
+
+        assertThat(partial).containsEntry("results", List.of("completed", "lost", "completed", "completed"))
+                .containsEntry("slot statements", 1L).containsEntry("end_attempt calls", 1L);
+        assertThat(repeated).containsEntry("results", List.of("lost", "lost"))
+                .containsEntry("slot statements", 1L).containsEntry("end_attempt calls", 2L);
+        assertThat(whole).containsEntry("results", List.of("completed", "completed", "completed"))
+                .containsEntry("slot statements", 1L).containsEntry("end_attempt calls", 0L);
+        assertThat(closedPlaces()).isEqualTo(7);
+        assertThat(db.queryLong("SELECT sum(live) FROM \"" + schema + "\".lease_tallies")).isZero();
+    }
+
+    /**
+     * Calls {@code complete_attempts} for jobs of lease slot 0 in one transaction that counts its function calls
+     * ({@code track_functions = pl}): the results by position, and the calls of the slot's statement and of
+     * {@code end_attempt}.
+     */
+    private Map<String, Object> completeAttemptsCountingCalls(List<Job> jobs) throws Exception {
+        String s = "\"" + schema + "\".";
+        try (java.sql.Connection c = db.openJdbc(); java.sql.Statement statement = c.createStatement()) {
+            c.setAutoCommit(false);
+            statement.execute("SET LOCAL track_functions = 'pl'");
+            List<String> results = new ArrayList<>(Collections.nCopies(jobs.size(), (String) null));
+            try (java.sql.ResultSet rs = statement.executeQuery("SELECT o_ord, o_result FROM " + s
+                    + "complete_attempts('" + toArray(jobs, Job::leaseSlot) + "', '" + toArray(jobs, Job::id) + "', '"
+                    + toArray(jobs, Job::runLease) + "')")) {
+                while (rs.next()) {
+                    results.set(rs.getInt(1) - 1, rs.getString(2));
+                }
+            }
+            Map<String, Object> counted = new java.util.LinkedHashMap<>();
+            counted.put("results", results);
+            try (java.sql.ResultSet rs = statement.executeQuery("SELECT"
+                    + " coalesce(pg_stat_get_xact_function_calls('" + s + "complete_in_lease_slot_0'::regproc), 0),"
+                    + " coalesce(pg_stat_get_xact_function_calls('" + s + "end_attempt'::regproc), 0)")) {
+                rs.next();
+                counted.put("slot statements", rs.getLong(1));
+                counted.put("end_attempt calls", rs.getLong(2));
+            }
+            c.commit();
+            return counted;
+        }
+    }
+
     /** A handle of the job's attempt that names lease slot 63, which the ring does not have. */
     private static Job inMissingLeaseSlot(Job job) {
         return new Job(job.id(), "q", "k", "{}", 2, 1, 25, null, null, job.runLease(), 0, 0, 63, 0, 0, 0);

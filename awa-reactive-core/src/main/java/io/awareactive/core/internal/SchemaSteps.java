@@ -49,7 +49,8 @@ public final class SchemaSteps {
             "V17__lease_children_vacuumed_only_when_stalled.sql",
             "V18__claim_runs_as_leases.sql",
             "V19__completions_as_run_closures.sql",
-            "V20__claims_read_visited_lanes_only.sql");
+            "V20__claims_read_visited_lanes_only.sql",
+            "V21__one_slot_completions_without_per_attempt_loops.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");
