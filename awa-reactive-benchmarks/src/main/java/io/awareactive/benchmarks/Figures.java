@@ -54,6 +54,8 @@ final class Figures {
         row(report, caseName, "complete p50", "ms", awa, baselines, r -> Latency.millis(r.completeLatency(), 50));
         row(report, caseName, "complete p99", "ms", awa, baselines, r -> Latency.millis(r.completeLatency(), 99));
         row(report, caseName, "enqueue batch p50", "ms", awa, baselines, r -> Latency.millis(r.enqueueLatency(), 50));
+        // Producers x enqueue batch / this mean: the most jobs/s the producer loops can feed the workers.
+        row(report, caseName, "enqueue batch mean", "ms", awa, baselines, r -> Latency.meanMillis(r.enqueueLatency()));
         row(report, caseName, "enqueue batch p99", "ms", awa, baselines, r -> Latency.millis(r.enqueueLatency(), 99));
         row(report, caseName, "table+index bytes at end", "MiB", awa, baselines, r -> r.lastTotalBytes() / MIB);
         row(report, caseName, "table+index bytes max", "MiB", awa, baselines, r -> r.maxTotalBytes() / MIB);

@@ -42,6 +42,11 @@ final class Latency {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1_000.0;
     }
 
+    /** The mean in milliseconds, NaN for an empty histogram. */
+    static double meanMillis(Histogram histogram) {
+        return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getMean() / 1_000.0;
+    }
+
     /** The maximum in milliseconds, NaN for an empty histogram. */
     static double maxMillis(Histogram histogram) {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getMaxValue() / 1_000.0;
