@@ -223,9 +223,8 @@ final class CompleteAllIntegrationTests {
     }
 
     /**
-     * A batch in one lease slot (schema step 21) runs that slot's statement once: whole, it needs nothing else;
-     * completed in part, only the positions it did not complete go through {@code end_attempt}, and the slot loop of
-     * a batch spanning slots does not run the statement a second time.
+     * A batch runs its lease slot's statement once: completed whole, it needs nothing else (schema step 21 answers
+     * it in one statement); completed in part, only the positions it did not complete go through {@code end_attempt}.
      */
     @Test
     void shouldRunTheLeaseSlotsStatementOnceForABatchInOneSlotAndEndOnlyWhatItLeft() throws Exception {
