@@ -65,13 +65,19 @@ final class Figures {
         row(report, caseName, "errors", "count", awa, baselines, r -> r.errors() + r.lookupErrors());
     }
 
-    /** WAL bytes, rows written and commits per completed job over each run's measured window. */
+    /**
+     * WAL bytes, rows written, commits and CPU time (the JVM's, and the rest of the machine's: the server when it runs
+     * here) per completed job over each run's measured window.
+     */
     static void work(Report report, String caseName, Run.@Nullable Result awa, List<Run.@Nullable Result> baselines) {
         row(report, caseName, "WAL per job", "bytes", awa, baselines, r -> r.work().walBytesPerJob(r.completed()));
         row(report, caseName, "rows written per job", "rows", awa, baselines,
                 r -> r.work().rowsPerJob(r.completed()));
         row(report, caseName, "commits per job", "commits", awa, baselines,
                 r -> r.work().commitsPerJob(r.completed()));
+        row(report, caseName, "JVM CPU per job", "us", awa, baselines, r -> r.cpu().jvmMicrosPerJob(r.completed()));
+        row(report, caseName, "CPU outside the JVM per job", "us", awa, baselines,
+                r -> r.cpu().outsideJvmMicrosPerJob(r.completed()));
     }
 
     /** awa-reactive's queue-ring prune outcomes in a run (no baseline counterpart). */

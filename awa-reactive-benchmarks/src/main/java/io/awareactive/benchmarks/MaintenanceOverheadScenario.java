@@ -223,8 +223,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         PruneStats prunes = system.pruneStats();
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
         return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
-                processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
-                workload.completed(), walBytes(database), statementWal);
+                Math.max(CpuTime.processCpuNanos(), 0), ticks, activity.engineActive(), activity.autovacuum(),
+                activity.samples(), workload.completed(), walBytes(database), statementWal);
     }
 
     /**
@@ -342,13 +342,6 @@ final class MaintenanceOverheadScenario implements Scenario {
             }
         }
         return total;
-    }
-
-    static long processCpuNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return 0;
     }
 
     /**

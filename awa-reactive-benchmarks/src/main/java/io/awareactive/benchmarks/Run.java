@@ -52,11 +52,14 @@ final class Run {
         }
     }
 
-    /** What a run measured (after the warm-up); {@code work} is the server's work over the measured window. */
+    /**
+     * What a run measured (after the warm-up); {@code work} is the server's work and {@code cpu} the machine's CPU time
+     * over the measured window.
+     */
     record Result(String system, String caseName, double seconds, List<Sampler.Sample> samples, Histogram claimLatency,
             Histogram completeLatency, Histogram enqueueLatency, Map<String, Histogram> phaseLatency, long completed, long enqueued, long claims, long emptyClaims,
             long errors, PruneStats pruneStats, long readerTransactions, long lookups, long counts,
-            long lookupsDropped, long lookupErrors, DatabaseWork work) {
+            long lookupsDropped, long lookupErrors, DatabaseWork work, CpuTime cpu) {
 
         double jobsPerSecond() {
             return completed / seconds;
@@ -224,6 +227,7 @@ final class Run {
             long emptyStart = workload.emptyClaims();
             long errorsStart = workload.errors();
             DatabaseWork workStart = context.database().work(system.schema());
+            CpuTime cpuStart = CpuTime.read();
             Sampler sampler = new Sampler(context.database(), system, contender.name(), spec.caseName(), workload,
                     options.sampleInterval(), () -> phase[0]).start();
             long started = System.nanoTime();
@@ -236,6 +240,7 @@ final class Run {
             List<Sampler.Sample> samples = sampler.stop();
             double seconds = (System.nanoTime() - started) / 1e9;
             long completed = workload.completed() - completedStart;
+            CpuTime cpu = CpuTime.read().minus(cpuStart);
             DatabaseWork work = context.database().work(system.schema()).minus(workStart);
             Map<String, Histogram> phaseLatency = new LinkedHashMap<>();
             List<String> phases = new ArrayList<>();
@@ -251,11 +256,12 @@ final class Run {
                     workload.emptyClaims() - emptyStart, workload.errors() - errorsStart, system.pruneStats(),
                     readers == null ? 0 : readers.transactions() - readerStart,
                     lookups == null ? 0 : lookups.lookups(), lookups == null ? 0 : lookups.counts(),
-                    lookups == null ? 0 : lookups.dropped(), lookups == null ? 0 : lookups.errors(), work);
-            context.log("  %s: %.0f jobs/s, claim p99 %.2f ms, %.0f WAL bytes, %.2f rows, %.2f commits per job,"
-                    + " %d errors", contender.name(), result.jobsPerSecond(), result.claimMillis(99),
-                    work.walBytesPerJob(completed), work.rowsPerJob(completed), work.commitsPerJob(completed),
-                    result.errors());
+                    lookups == null ? 0 : lookups.dropped(), lookups == null ? 0 : lookups.errors(), work, cpu);
+            context.log("  %s: %.0f jobs/s, claim p99 %.2f ms, %.0f WAL bytes, %.2f rows, %.2f commits, CPU %.0f us"
+                    + " in the JVM and %.0f us outside per job, %d errors", contender.name(), result.jobsPerSecond(),
+                    result.claimMillis(99), work.walBytesPerJob(completed), work.rowsPerJob(completed),
+                    work.commitsPerJob(completed), cpu.jvmMicrosPerJob(completed),
+                    cpu.outsideJvmMicrosPerJob(completed), result.errors());
             return result;
         } finally {
             if (lookups != null) {

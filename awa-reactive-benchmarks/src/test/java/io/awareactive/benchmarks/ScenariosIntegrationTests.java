@@ -53,15 +53,24 @@ final class ScenariosIntegrationTests {
                 "throughput_vs_workers.png");
     }
 
-    /** WAL bytes, rows and commits per job measured for every system; a job costs at least one row and some WAL. */
+    /**
+     * WAL bytes, rows, commits and CPU per job measured for every system; a job costs at least one row, some WAL and
+     * some CPU in the JVM and, with the test server on this machine, outside it.
+     */
     private static void workPerJob(Path directory, String caseName) {
         Map<String, String> wal = Smoke.measuredByBoth(directory, caseName, "WAL per job");
         Map<String, String> rows = Smoke.measuredByBoth(directory, caseName, "rows written per job");
         Map<String, String> commits = Smoke.measuredByBoth(directory, caseName, "commits per job");
+        Map<String, String> jvmCpu = Smoke.measuredByBoth(directory, caseName, "JVM CPU per job");
+        // Busy time comes from /proc/stat: Linux, where CI runs.
+        Map<String, String> outsideCpu = Smoke.measuredByBoth(directory, caseName, "CPU outside the JVM per job");
         for (String column : List.of("awa_reactive", "baseline_each_ack", "baseline_batched_ack")) {
             assertThat(Csv.parseNumber(wal.get(column))).as("WAL per job " + column).isPositive();
             assertThat(Csv.parseNumber(rows.get(column))).as("rows per job " + column).isGreaterThanOrEqualTo(1);
             assertThat(Csv.parseNumber(commits.get(column))).as("commits per job " + column).isPositive();
+            assertThat(Csv.parseNumber(jvmCpu.get(column))).as("JVM CPU per job " + column).isPositive();
+            assertThat(Csv.parseNumber(outsideCpu.get(column))).as("CPU outside the JVM per job " + column)
+                    .isPositive();
         }
     }
 
