@@ -30,8 +30,7 @@ record CpuTime(long jvmNanos, long machineBusyNanos) {
     /** The JVM's process CPU time so far, or -1 where the platform does not report it. */
     static long processCpuNanos() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            long nanos = os.getProcessCpuTime();
-            return nanos >= 0 ? nanos : -1;
+            return os.getProcessCpuTime();
         }
         return -1;
     }

@@ -223,8 +223,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         PruneStats prunes = system.pruneStats();
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
         return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
-                Math.max(CpuTime.processCpuNanos(), 0), ticks, activity.engineActive(), activity.autovacuum(),
-                activity.samples(), workload.completed(), walBytes(database), statementWal);
+                CpuTime.processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
+                workload.completed(), walBytes(database), statementWal);
     }
 
     /**
