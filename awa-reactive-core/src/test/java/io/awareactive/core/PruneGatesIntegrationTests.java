@@ -178,13 +178,21 @@ final class PruneGatesIntegrationTests {
     void shouldSeeAReadyRowCommittedWhileThePruneWaitedForItsLock() throws Exception {
         targetSlotZero();
         CompletableFuture<PruneOutcome> prune;
-        try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement()) {
+        // The prune waits for ready_segments_0, then locks the slot's other children NOWAIT. A writer releases its
+        // locks in no set order at commit, so the prune could wake while the writer still held ready_entries_0. A
+        // second transaction keeps the prune waiting until the writer has committed and released everything.
+        try (Connection writer = db.openJdbc(); Statement statement = writer.createStatement();
+                Connection holder = db.openJdbc(); Statement hold = holder.createStatement()) {
             writer.setAutoCommit(false);
             statement.execute(rows.enqueueSql(0, 0, 1));
+            holder.setAutoCommit(false);
+            hold.execute("LOCK TABLE " + rows.t("ready_segments_0") + " IN ROW EXCLUSIVE MODE");
 
             prune = patient().ringOperations().prune(Ring.QUEUE).toFuture();
             await().atMost(WAIT).until(() -> rows.waiters("ready_segments_0") == 1);
             writer.commit();
+            assertThat(prune).isNotDone();
+            holder.commit();
         }
         assertThat(prune.get(3, TimeUnit.SECONDS)).isEqualTo(new SkippedActive(0, SkipReason.QUEUE_PENDING_READY));
         assertThat(rows.rows("ready_entries_0")).isEqualTo(1);
