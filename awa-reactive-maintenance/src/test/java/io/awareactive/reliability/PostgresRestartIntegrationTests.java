@@ -153,17 +153,11 @@ final class PostgresRestartIntegrationTests {
             producer.dispose();
             // Every acknowledged job runs to completion; rescue re-runs attempts whose completion the outage lost.
             await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.stream().allMatch(executions::containsKey));
-            // Quiet when every job that ran is completed and nothing runs or waits. A run whose completion the outage
-            // lost is rescued once its lease goes stale, waits as a retry and is promoted; a run whose claim the
-            // outage rolled back is available at once. Either is available for a moment before a worker claims it,
-            // so "nothing running or scheduled" alone can be read while a re-run is still due. A job that ran and
-            // never completes fails this wait. counts().available is read from the lanes' sequences: positions
-            // reserved by enqueues that never committed (in flight at the stop) stay counted until a later claim on
-            // the lane passes them. They are at most the failed enqueues, and nothing is claimable.
-            await().atMost(WAIT).until(() -> {
-                QueueCounts counts = queue.counts("restart").block(WAIT);
-                return counts.running() == 0 && counts.scheduled() == 0 && counts.completed() == executions.size();
-            });
+            // counts().available is read from the lanes' sequences: positions reserved by enqueues that never
+            // committed (in flight at the stop) stay counted until a later claim on the lane passes them. They are
+            // at most the failed enqueues, and nothing is claimable.
+            await().atMost(WAIT)
+                    .until(() -> Reliability.quiet(queue.counts("restart").block(WAIT), executions.size()));
             assertThat(queue.claim("restart", 100, "probe").collectList().block(WAIT)).isEmpty();
             QueueCounts counts = queue.counts("restart").block(WAIT);
             System.out.printf("restart (immediate=%s): acknowledged %d, enqueue errors %d, executed jobs %d,"

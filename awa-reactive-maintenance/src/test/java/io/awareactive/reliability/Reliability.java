@@ -1,5 +1,6 @@
 package io.awareactive.reliability;
 
+import io.awareactive.core.QueueCounts;
 import io.awareactive.core.QueueStorage;
 import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
@@ -64,6 +65,18 @@ final class Reliability {
     static double rotations(MeterRegistry registry, Ring ring) {
         return registry.find("awa.maintenance.rotate.attempts").tag("awa.ring", ring.label())
                 .tag("awa.ring.outcome", "rotated").counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    /**
+     * Whether a queue is quiet after a fault: nothing runs or waits, and each of the {@code jobsThatRan} jobs whose
+     * handler ran has ended (completed or failed). "Nothing running or scheduled" alone is not quiet: a run whose
+     * completion the fault lost is rescued once its lease goes stale, waits as a retry and is promoted, and a run
+     * whose claim the fault rolled back is available at once; either is available for a moment before a worker claims
+     * it again. A job that ran and never ends keeps the queue from ever being quiet, so a wait on this fails.
+     */
+    static boolean quiet(QueueCounts counts, long jobsThatRan) {
+        return counts.running() == 0 && counts.scheduled() == 0
+                && counts.completed() + counts.failed() == jobsThatRan;
     }
 
     static void stopQuietly(RingMaintenance engine) {
