@@ -241,10 +241,10 @@ public final class QueueStorage {
 
     /**
      * Claims up to {@code maxBatch} jobs of a queue in one statement and one commit: lanes in priority order (1
-     * first), FIFO within a lane; a lane being claimed by someone else is skipped, never waited for ({@code SKIP
-     * LOCKED} on its claim head), so two claimers never receive the same attempt. Each attempt gets a lease in the
-     * current lease slot, its one row until it ends. A claimed lane's cursor moves past this claim at
-     * the lane's next claim (moving it inside this one could skip the jobs if the claim rolled back).
+     * first), FIFO within a lane; a lane being claimed by someone else is skipped, never waited for (a try-lock on
+     * its claim head), so two claimers never receive the same attempt. Each run of jobs taken from one lane gets one
+     * lease row in the current lease slot, holding its attempts until they end. A claimed lane's cursor moves past
+     * this claim at the lane's next claim (moving it inside this one could skip the jobs if the claim rolled back).
      *
      * @param queue the queue
      * @param maxBatch the most jobs, 1 to 1,000
