@@ -246,6 +246,15 @@ public final class QueueStorage {
      * lease row in the current lease slot, holding its attempts until they end. A claimed lane's cursor moves past
      * this claim at the lane's next claim (moving it inside this one could skip the jobs if the claim rolled back).
      *
+     * <p>Claims of one queue through this storage share statements: while
+     * {@link QueueStorageConfig#maxStatementsInFlight()} of them run, a further claim waits, and when one ends the
+     * claims that waited are sent as one claim of their summed batch sizes (up to 1,000 jobs, under the first one's
+     * worker id), whose jobs are dealt out in arrival order; this claim gets at most {@code maxBatch} of them and no
+     * other claim gets the same. A failed shared statement claimed nothing and fails each claim that shared it. A
+     * claim cancelled before its jobs arrive claims nothing more, and jobs claimed for it meanwhile are released.
+     * Attempts claimed together share their lease run, so a heartbeat of one keeps the others from going stale: end
+     * every attempt (complete, fail or release) or give it a timeout.
+     *
      * @param queue the queue
      * @param maxBatch the most jobs, 1 to 1,000
      * @param workerId recorded on the leases
@@ -295,7 +304,8 @@ public final class QueueStorage {
      * Completes an attempt, in one transaction: under its claimed run's lock, when the attempt is still open, writes
      * the run's closure (its place completed) into the run's lease slot and a count delta into the job's original
      * queue slot. An attempt claimed before schema step 18 has a lease instead: it is deleted (the race guard) and a
-     * completed done row written (before step 7 its receipt is closed too).
+     * completed done row written (before step 7 its receipt is closed too). The transaction may be shared with other
+     * completions, as {@link #completeAll(Collection)} describes.
      *
      * @param job the attempt
      * @return {@link AttemptResult#COMPLETED}, or {@link AttemptResult#LOST} when the attempt was no longer live
@@ -312,7 +322,10 @@ public final class QueueStorage {
      * Completes several attempts with one statement and one commit per {@value #COMPLETE_BATCH} attempts (group
      * commit): each is ended exactly as {@link #complete(Job)} ends it, and an attempt that is no longer live is
      * {@link AttemptResult#LOST} without affecting the others. A {@link Worker} batches its completions this way by
-     * itself ({@link WorkerConfig#ackBatchSize()}).
+     * itself ({@link WorkerConfig#ackBatchSize()}). Completions through this storage also share statements: while
+     * {@link QueueStorageConfig#maxStatementsInFlight()} completion statements run, further ones wait, and when one
+     * ends those that waited are sent as one statement (up to 1,000 attempts), each caller getting its own results;
+     * a failed shared statement wrote nothing and fails each completion that shared it.
      *
      * @param jobs the attempts; duplicates are allowed (all but the first end {@link AttemptResult#LOST})
      * @return one result per job, in the order given; an empty list for no jobs (no SQL). A database failure is an

@@ -46,6 +46,8 @@ public final class QueueStorageConfig {
     public static final int DEFAULT_MAX_ARGS_BYTES = 1024 * 1024;
     /** Default retention of terminally failed jobs in the dead-letter table. */
     public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofHours(72);
+    /** Default of the most claim statements per queue, and completion statements, one storage runs at once. */
+    public static final int DEFAULT_MAX_STATEMENTS_IN_FLIGHT = 2;
 
     private final ConnectionFactory connectionFactory;
     private final String schema;
@@ -61,6 +63,7 @@ public final class QueueStorageConfig {
     private final double retryBackoffJitter;
     private final int maxArgsBytes;
     private final Duration deadLetterRetention;
+    private final int maxStatementsInFlight;
 
     private QueueStorageConfig(Builder builder, ConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
@@ -77,6 +80,7 @@ public final class QueueStorageConfig {
         this.retryBackoffJitter = builder.retryBackoffJitter;
         this.maxArgsBytes = builder.maxArgsBytes;
         this.deadLetterRetention = builder.deadLetterRetention;
+        this.maxStatementsInFlight = builder.maxStatementsInFlight;
     }
 
     /**
@@ -107,6 +111,7 @@ public final class QueueStorageConfig {
         b.retryBackoffJitter = retryBackoffJitter;
         b.maxArgsBytes = maxArgsBytes;
         b.deadLetterRetention = deadLetterRetention;
+        b.maxStatementsInFlight = maxStatementsInFlight;
         return b;
     }
 
@@ -232,6 +237,17 @@ public final class QueueStorageConfig {
         return deadLetterRetention;
     }
 
+    /**
+     * The most claim statements per queue, and the most completion statements, this storage runs at once; further
+     * claims (completions) wait and share one statement (see {@link QueueStorage#claim(String, int, String)} and
+     * {@link QueueStorage#completeAll(java.util.Collection)}).
+     *
+     * @return the limit, at least 1
+     */
+    public int maxStatementsInFlight() {
+        return maxStatementsInFlight;
+    }
+
     @Override
     public String toString() {
         return "QueueStorageConfig{schema=" + schema + ", queueSlotCount=" + queueSlotCount + ", leaseSlotCount="
@@ -240,7 +256,8 @@ public final class QueueStorageConfig {
                 + ", leaseStaleAfter=" + leaseStaleAfter + ", retryBackoffBase=" + retryBackoffBase
                 + ", retryBackoffFactor=" + retryBackoffFactor + ", retryBackoffMax=" + retryBackoffMax
                 + ", retryBackoffJitter=" + retryBackoffJitter + ", maxArgsBytes=" + maxArgsBytes
-                + ", deadLetterRetention=" + deadLetterRetention + "}";
+                + ", deadLetterRetention=" + deadLetterRetention + ", maxStatementsInFlight=" + maxStatementsInFlight
+                + "}";
     }
 
     /** Fluent, mutable builder of {@link QueueStorageConfig}; not thread-safe. */
@@ -260,6 +277,7 @@ public final class QueueStorageConfig {
         private double retryBackoffJitter = DEFAULT_RETRY_BACKOFF_JITTER;
         private int maxArgsBytes = DEFAULT_MAX_ARGS_BYTES;
         private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
+        private int maxStatementsInFlight = DEFAULT_MAX_STATEMENTS_IN_FLIGHT;
 
         private Builder() {
         }
@@ -452,6 +470,27 @@ public final class QueueStorageConfig {
          */
         public Builder deadLetterRetention(Duration retention) {
             this.deadLetterRetention = requireNotNegative(retention, "deadLetterRetention");
+            return this;
+        }
+
+        /**
+         * The most claim statements per queue, and the most completion statements, this storage runs at once
+         * (workers' and direct calls alike). A claim of a queue that already has this many claim statements running
+         * waits; when one ends, the claims that waited share one statement, up to 1,000 jobs between them. Completions
+         * ({@link QueueStorage#complete(Job)}, {@link QueueStorage#completeAll(java.util.Collection)} and workers'
+         * group commits) wait and share the same way, up to 1,000 attempts per statement. Fewer statements mean fewer
+         * round trips and commits, and fewer claims that find nothing when workers outpace producers; more mean less
+         * waiting. Defaults to 2; must be at least 1.
+         *
+         * @param statements the limit
+         * @return this builder
+         * @throws IllegalArgumentException when below 1
+         */
+        public Builder maxStatementsInFlight(int statements) {
+            if (statements < 1) {
+                throw new IllegalArgumentException("maxStatementsInFlight must be at least 1, was " + statements);
+            }
+            this.maxStatementsInFlight = statements;
             return this;
         }
 

@@ -40,6 +40,9 @@ final class QueueStorageConfigUnitTests {
         assertThat(config.leaseStaleAfter()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxArgsBytes()).isEqualTo(1024 * 1024);
         assertThat(config.deadLetterRetention()).isEqualTo(Duration.ofHours(72));
+        assertThat(config.maxStatementsInFlight()).isEqualTo(2);
+        assertThat(config.mutate().maxStatementsInFlight(5).build().mutate().build().maxStatementsInFlight())
+                .isEqualTo(5);
     }
 
     @Test
@@ -182,6 +185,9 @@ final class QueueStorageConfigUnitTests {
             assertThatIllegalArgumentException()
                     .isThrownBy(() -> QueueStorageConfig.builder().deadLetterRetention(Duration.ofHours(-1)))
                     .withMessage("deadLetterRetention must not be negative, was PT-1H");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> QueueStorageConfig.builder().maxStatementsInFlight(0))
+                    .withMessage("maxStatementsInFlight must be at least 1, was 0");
         }
 
         @Test

@@ -39,7 +39,8 @@ import reactor.core.publisher.Mono;
  * counts. Each step is one round trip to a server-side function (schema step files under
  * {@code io/awareactive/core/schema/}) or one statement, except enqueue, which first makes sure its lanes exist
  * ({@code create_lane}, in its own short transaction, never inside the producer's), and a move that spent its source
- * row, which advances that lane's cursor after its commit in a separate short transaction.
+ * row, which advances that lane's cursor after its commit in a separate short transaction. Concurrent claims of a
+ * queue, and concurrent completions, share statements once enough of them run ({@link SharedStatements}).
  */
 public final class Lifecycle {
 
@@ -55,6 +56,8 @@ public final class Lifecycle {
     private final long maintenanceTimeoutMillis;
     private final Set<Lane> knownLanes = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> shardCounts = new ConcurrentHashMap<>();
+    private final Map<ClaimKey, SharedStatements<ClaimRequest, List<Job>>> sharedClaims = new ConcurrentHashMap<>();
+    private final SharedStatements<List<Job>, List<AttemptResult>> sharedCompletions;
 
     /**
      * Creates the lifecycle of one schema.
@@ -68,6 +71,9 @@ public final class Lifecycle {
         this.schema = schema;
         this.config = config;
         this.maintenanceTimeoutMillis = Math.max(config.effectivePruneLockTimeout().toMillis(), 100);
+        // A completion cancelled while its statement ran committed with the others: its results have no reader.
+        this.sharedCompletions = new SharedStatements<>(this::completeTogether, List::size, MAX_COMPLETE_BATCH,
+                config.maxStatementsInFlight(), results -> { });
     }
 
     /** A lane: the unit of ordering. */
@@ -265,9 +271,17 @@ public final class Lifecycle {
 
     // ------------------------------------------------------------------ claim
 
+    /** The claims that may share a statement: one queue, one default timeout. */
+    private record ClaimKey(String queue, @Nullable Duration defaultTimeout) {
+    }
+
+    /** One claim: up to {@code maxBatch} jobs for {@code workerId}. */
+    private record ClaimRequest(int maxBatch, String workerId) {
+    }
+
     /**
-     * Claims up to {@code max} jobs: one statement in autocommit, so one round trip and one commit. The claimed lanes'
-     * cursors lag by this claim until each lane's next claim moves them past its committed range (schema step 4).
+     * Claims up to {@code max} jobs, sharing a statement with the concurrent claims of the same queue and default
+     * timeout once {@link QueueStorageConfig#maxStatementsInFlight()} statements run ({@link SharedStatements}).
      *
      * @param queue the queue
      * @param max the batch size
@@ -276,12 +290,60 @@ public final class Lifecycle {
      * @return the claimed jobs, in claim order
      */
     public Flux<Job> claim(String queue, int max, String workerId, @Nullable Duration defaultTimeout) {
+        return sharedClaims.computeIfAbsent(new ClaimKey(queue, defaultTimeout), key -> new SharedStatements<>(
+                        claims -> claimTogether(queue, claims, defaultTimeout), ClaimRequest::maxBatch,
+                        MAX_CLAIM_BATCH, config.maxStatementsInFlight(), this::giveBack))
+                .run(new ClaimRequest(max, workerId))
+                .flatMapIterable(jobs -> jobs);
+    }
+
+    /** The most jobs one claim statement takes: the claim function's limit. */
+    static final int MAX_CLAIM_BATCH = 1000;
+
+    /**
+     * Claims for several claims in one statement, under the first one's worker id, and deals the jobs out in order:
+     * each claim its batch size, until the jobs run out.
+     */
+    private Mono<List<List<Job>>> claimTogether(String queue, List<ClaimRequest> claims,
+            @Nullable Duration defaultTimeout) {
+        int total = claims.stream().mapToInt(ClaimRequest::maxBatch).sum();
+        return claimStatement(queue, total, claims.get(0).workerId(), defaultTimeout).map(jobs -> {
+            List<List<Job>> shares = new ArrayList<>(claims.size());
+            int from = 0;
+            for (ClaimRequest claim : claims) {
+                int to = Math.min(jobs.size(), from + claim.maxBatch());
+                shares.add(List.copyOf(jobs.subList(from, to)));
+                from = to;
+            }
+            return shares;
+        });
+    }
+
+    /**
+     * Claims up to {@code max} jobs in one statement in autocommit, so one round trip and one commit. The claimed
+     * lanes' cursors lag by this claim until each lane's next claim moves them past its committed range (schema step
+     * 4).
+     */
+    private Mono<List<Job>> claimStatement(String queue, int max, String workerId, @Nullable Duration defaultTimeout) {
         Object timeout = defaultTimeout == null ? Db.nullOf(Long.class) : (Object) defaultTimeout.toMillis();
         String sql = "SELECT * FROM " + schema.function(SqlFunction.CLAIM_JOBS) + "($1, $2, $3, $4)";
         return Db.withConnection(factory, c -> Db.query(c, sql, row -> mapClaimedJob(queue, row), queue, max,
                         workerId, timeout)
-                .collectList())
-                .flatMapIterable(jobs -> jobs);
+                .collectList());
+    }
+
+    /**
+     * Releases the jobs a shared claim statement took for a claim cancelled meanwhile (ready again at once, same
+     * attempt); one that fails stays leased until rescue takes it back.
+     */
+    private void giveBack(List<Job> jobs) {
+        Flux.fromIterable(jobs)
+                .concatMap(job -> end(job, Outcome.RELEASED, null).onErrorResume(error -> {
+                    LOG.debug("job {}, claimed for a cancelled claim, was not released; rescue takes it back",
+                            job.id(), error);
+                    return Mono.empty();
+                }))
+                .subscribe();
     }
 
     private static Job mapClaimedJob(String queue, Readable row) {
@@ -409,7 +471,8 @@ public final class Lifecycle {
 
     /**
      * Completes a batch of attempts in one statement and one transaction (group commit), the lease delete being
-     * each attempt's race guard.
+     * each attempt's race guard; the statement is shared with the batches of other callers that waited for one in
+     * flight once {@link QueueStorageConfig#maxStatementsInFlight()} run ({@link SharedStatements}).
      *
      * @param jobs the attempts, at most {@link #MAX_COMPLETE_BATCH}
      * @return one result per job, in the order given: {@link AttemptResult#COMPLETED} or {@link AttemptResult#LOST}
@@ -418,6 +481,24 @@ public final class Lifecycle {
         if (jobs.isEmpty()) {
             return Mono.just(List.of());
         }
+        return sharedCompletions.run(jobs);
+    }
+
+    /** Completes the attempts of several callers in one statement, and answers each caller its results. */
+    private Mono<List<List<AttemptResult>>> completeTogether(List<List<Job>> batches) {
+        List<Job> all = batches.size() == 1 ? batches.get(0) : batches.stream().flatMap(List::stream).toList();
+        return completeStatement(all).map(results -> {
+            List<List<AttemptResult>> answers = new ArrayList<>(batches.size());
+            int from = 0;
+            for (List<Job> batch : batches) {
+                answers.add(results.subList(from, from + batch.size()));
+                from += batch.size();
+            }
+            return answers;
+        });
+    }
+
+    private Mono<List<AttemptResult>> completeStatement(List<Job> jobs) {
         String sql = "SELECT o_ord, o_result FROM " + schema.function(SqlFunction.COMPLETE_ATTEMPTS)
                 + "($1::int[], $2::bigint[], $3::bigint[])";
         return Db.withConnection(factory, c -> Db.query(c, sql,

@@ -79,6 +79,7 @@ public class AwaAutoConfiguration {
                 .retryBackoffJitter(options.getRetryBackoffJitter())
                 .maxArgsBytes(options.getMaxArgsBytes())
                 .deadLetterRetention(options.getDeadLetterRetention())
+                .maxStatementsInFlight(options.getMaxStatementsInFlight())
                 .build());
     }
 

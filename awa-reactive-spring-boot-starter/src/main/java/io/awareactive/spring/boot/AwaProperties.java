@@ -208,6 +208,8 @@ public class AwaProperties {
         private int maxArgsBytes = QueueStorageConfig.DEFAULT_MAX_ARGS_BYTES;
         /** How long failed jobs stay in the dead-letter table. Defaults to 72h */
         private Duration deadLetterRetention = QueueStorageConfig.DEFAULT_DEAD_LETTER_RETENTION;
+        /** Claim statements per queue, and completion statements, running at once. Defaults to 2 */
+        private int maxStatementsInFlight = QueueStorageConfig.DEFAULT_MAX_STATEMENTS_IN_FLIGHT;
 
         /**
          * Slots of the queue ring, fixed at installation (must match an existing installation). Defaults to 16.
@@ -423,6 +425,26 @@ public class AwaProperties {
          */
         public void setDeadLetterRetention(Duration deadLetterRetention) {
             this.deadLetterRetention = deadLetterRetention;
+        }
+
+        /**
+         * Most claim statements per queue, and completion statements, running at once; more calls wait and share
+         * one. Defaults to 2.
+         *
+         * @return the value
+         */
+        public int getMaxStatementsInFlight() {
+            return maxStatementsInFlight;
+        }
+
+        /**
+         * Sets: most claim statements per queue, and completion statements, running at once; more calls wait and
+         * share one. Defaults to 2.
+         *
+         * @param maxStatementsInFlight the value
+         */
+        public void setMaxStatementsInFlight(int maxStatementsInFlight) {
+            this.maxStatementsInFlight = maxStatementsInFlight;
         }
         /** Creates the options with the library's defaults. */
         public Storage() {
