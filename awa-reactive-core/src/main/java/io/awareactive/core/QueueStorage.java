@@ -263,8 +263,9 @@ public final class QueueStorage {
      */
     public Flux<Job> claim(String queue, int maxBatch, String workerId) {
         JobRequest.requireQueue(queue);
-        if (maxBatch < 1 || maxBatch > 1000) {
-            throw new IllegalArgumentException("maxBatch must be between 1 and 1000, was " + maxBatch);
+        if (maxBatch < 1 || maxBatch > Lifecycle.MAX_CLAIM_BATCH) {
+            throw new IllegalArgumentException("maxBatch must be between 1 and " + Lifecycle.MAX_CLAIM_BATCH + ", was "
+                    + maxBatch);
         }
         if (workerId == null || workerId.isBlank()) {
             throw new IllegalArgumentException("workerId must not be blank, was "

@@ -298,7 +298,7 @@ public final class Lifecycle {
     }
 
     /** The most jobs one claim statement takes: the claim function's limit. */
-    static final int MAX_CLAIM_BATCH = 1000;
+    public static final int MAX_CLAIM_BATCH = 1000;
 
     /**
      * Claims for several claims in one statement, under the first one's worker id, and deals the jobs out in order:
@@ -306,17 +306,22 @@ public final class Lifecycle {
      */
     private Mono<List<List<Job>>> claimTogether(String queue, List<ClaimRequest> claims,
             @Nullable Duration defaultTimeout) {
-        int total = claims.stream().mapToInt(ClaimRequest::maxBatch).sum();
-        return claimStatement(queue, total, claims.get(0).workerId(), defaultTimeout).map(jobs -> {
-            List<List<Job>> shares = new ArrayList<>(claims.size());
-            int from = 0;
-            for (ClaimRequest claim : claims) {
-                int to = Math.min(jobs.size(), from + claim.maxBatch());
-                shares.add(List.copyOf(jobs.subList(from, to)));
-                from = to;
-            }
-            return shares;
-        });
+        List<Integer> sizes = claims.stream().map(ClaimRequest::maxBatch).toList();
+        int total = sizes.stream().mapToInt(Integer::intValue).sum();
+        return claimStatement(queue, total, claims.get(0).workerId(), defaultTimeout)
+                .map(jobs -> dealOut(jobs, sizes));
+    }
+
+    /** Splits {@code items} in order into consecutive shares of the given sizes, cut short where the items run out. */
+    private static <T> List<List<T>> dealOut(List<T> items, List<Integer> sizes) {
+        List<List<T>> shares = new ArrayList<>(sizes.size());
+        int from = 0;
+        for (int size : sizes) {
+            int to = Math.min(items.size(), from + size);
+            shares.add(List.copyOf(items.subList(from, to)));
+            from = to;
+        }
+        return shares;
     }
 
     /**
@@ -486,16 +491,8 @@ public final class Lifecycle {
 
     /** Completes the attempts of several callers in one statement, and answers each caller its results. */
     private Mono<List<List<AttemptResult>>> completeTogether(List<List<Job>> batches) {
-        List<Job> all = batches.size() == 1 ? batches.get(0) : batches.stream().flatMap(List::stream).toList();
-        return completeStatement(all).map(results -> {
-            List<List<AttemptResult>> answers = new ArrayList<>(batches.size());
-            int from = 0;
-            for (List<Job> batch : batches) {
-                answers.add(results.subList(from, from + batch.size()));
-                from += batch.size();
-            }
-            return answers;
-        });
+        List<Job> all = batches.stream().flatMap(List::stream).toList();
+        return completeStatement(all).map(results -> dealOut(results, batches.stream().map(List::size).toList()));
     }
 
     private Mono<List<AttemptResult>> completeStatement(List<Job> jobs) {
