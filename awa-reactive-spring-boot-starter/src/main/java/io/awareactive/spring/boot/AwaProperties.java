@@ -446,6 +446,7 @@ public class AwaProperties {
         public void setMaxStatementsInFlight(int maxStatementsInFlight) {
             this.maxStatementsInFlight = maxStatementsInFlight;
         }
+
         /** Creates the options with the library's defaults. */
         public Storage() {
         }
