@@ -375,6 +375,22 @@ final class PruneGatesIntegrationTests {
     }
 
     @Test
+    void shouldCountASealedQueueSlotByItsPagesUntilItsPruneTruncatesThem() {
+        rows.ledger(Ring.QUEUE, 1, 1);
+        rows.ledger(Ring.QUEUE, 2, 2);
+        // Slot 0 has pages but no visible row (a rolled-back tombstone); slot 1 was never written.
+        db.execute("BEGIN; INSERT INTO " + rows.t("ready_tombstones") + " (ready_slot, queue, priority, enqueue_shard,"
+                + " lane_seq, job_id) VALUES (0, 'q', 2, 0, 1, 1); ROLLBACK");
+        // The current slot's rows never count.
+        rows.done(2, 2, 2, "completed");
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isEqualTo(1);
+
+        assertThat(prune(Ring.QUEUE)).isInstanceOf(Pruned.class)
+                .satisfies(o -> assertThat(((Pruned) o).slot()).isZero());
+        assertThat(storage.ringOperations().sealedSlots(Ring.QUEUE).block(WAIT)).isZero();
+    }
+
+    @Test
     void shouldDrainSealedSlotsThenLetRotationFreeze() {
         targetSlotZero();
         rows.ledger(Ring.QUEUE, 2, 2);

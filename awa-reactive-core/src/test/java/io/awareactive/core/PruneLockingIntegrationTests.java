@@ -43,6 +43,8 @@ import reactor.core.publisher.Flux;
 final class PruneLockingIntegrationTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String SHOW_SETTINGS =
+            "SELECT current_setting('lock_timeout') || ', ' || current_setting('plan_cache_mode')";
 
     private final TestDatabase db;
     private String schema;
@@ -247,21 +249,21 @@ final class PruneLockingIntegrationTests {
     }
 
     @Test
-    void shouldNeverLeakTheLockTimeoutIntoAPooledConnection() throws Exception {
-        String serverDefault = serverDefaultLockTimeout();
+    void shouldNeverLeakTheLockTimeoutOrThePlanModeIntoAPooledConnection() throws Exception {
+        String serverDefault = serverDefaultSettings();
         ConnectionPool pool = Fixtures.pool(db, 1);
         try {
             QueueStorage pooled = storageWith(pool, Duration.ofMillis(777));
             long pid = backendPid(pool);
 
             assertThat(prune(pooled, Ring.LEASE)).isInstanceOf(Pruned.class);
-            assertThat(showLockTimeout(pool)).isEqualTo(serverDefault).isNotEqualTo("777ms");
+            assertThat(showSettings(pool)).isEqualTo(serverDefault).doesNotContain("777ms", "force_generic_plan");
 
             try (Connection reader = rows.reader("lease_claims_0")) {
                 assertThat(prune(pooled, Ring.CLAIM)).isEqualTo(new Blocked(0, BlockedCause.LOCK_TIMEOUT));
                 reader.rollback();
             }
-            assertThat(showLockTimeout(pool)).isEqualTo(serverDefault);
+            assertThat(showSettings(pool)).isEqualTo(serverDefault);
 
             // A missing child makes the queue prune fail after it set the timeout and took locks.
             db.execute("DROP TABLE " + rows.t("ready_tombstones_0"));
@@ -269,7 +271,7 @@ final class PruneLockingIntegrationTests {
             assertThat(failed).isInstanceOf(Failed.class);
             assertThat(((Failed) failed).sqlState()).isEqualTo("42P01");
             assertThat(((Failed) failed).slot()).isZero();
-            assertThat(showLockTimeout(pool)).isEqualTo(serverDefault);
+            assertThat(showSettings(pool)).isEqualTo(serverDefault);
 
             assertThat(backendPid(pool)).isEqualTo(pid);
         } finally {
@@ -299,7 +301,7 @@ final class PruneLockingIntegrationTests {
 
     @Test
     void shouldGiveUpPromotionAndRescueAtTheLockTimeoutWithoutLeakingIt() throws Exception {
-        String serverDefault = serverDefaultLockTimeout();
+        String serverDefault = serverDefaultSettings();
         ConnectionPool pool = Fixtures.pool(db, 1);
         try {
             QueueStorage pooled = storageWith(pool, Duration.ofMillis(200));
@@ -319,7 +321,7 @@ final class PruneLockingIntegrationTests {
                                 error -> assertThat(error.getSqlState()).isEqualTo("55P03"));
                 holder.rollback();
             }
-            assertThat(showLockTimeout(pool)).isEqualTo(serverDefault).isNotEqualTo("200ms");
+            assertThat(showSettings(pool)).isEqualTo(serverDefault).doesNotContain("200ms");
             assertThat(backendPid(pool)).isEqualTo(pid);
             assertThat(pooled.ringOperations().promote(10).block(WAIT)).isZero();
             assertThat(pooled.ringOperations().rescue(10).block(WAIT)).isZero();
@@ -328,12 +330,13 @@ final class PruneLockingIntegrationTests {
         }
     }
 
-    private String serverDefaultLockTimeout() {
-        return db.query("SHOW lock_timeout", rs -> rs.getString(1)).get(0);
+    /** The session's lock timeout and plan cache mode, as a fresh JDBC session sees them. */
+    private String serverDefaultSettings() {
+        return db.query(SHOW_SETTINGS, rs -> rs.getString(1)).get(0);
     }
 
-    private static String showLockTimeout(ConnectionFactory pool) {
-        return Db.withConnection(pool, c -> Db.queryOne(c, "SHOW lock_timeout", row -> Db.get(row, 0, String.class)))
+    private static String showSettings(ConnectionFactory pool) {
+        return Db.withConnection(pool, c -> Db.queryOne(c, SHOW_SETTINGS, row -> Db.get(row, 0, String.class)))
                 .block(WAIT);
     }
 

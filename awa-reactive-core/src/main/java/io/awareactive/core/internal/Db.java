@@ -238,16 +238,20 @@ public final class Db {
     }
 
     /**
-     * Sets the prune lock timeout for the current transaction only ({@code set_config(..., true)}, the bindable
-     * {@code SET LOCAL}); it reverts at COMMIT or ROLLBACK and never leaks into a pooled connection.
+     * Sets, for the current transaction only ({@code set_config(..., true)}, the bindable {@code SET LOCAL}), the
+     * prune lock timeout and {@code plan_cache_mode = force_generic_plan}; both revert at COMMIT or ROLLBACK and never
+     * leak into a pooled connection. The plan mode lets a maintenance statement with binds, which the driver prepares
+     * once per connection, keep its plan until a truncate of a table it reads invalidates it: left to choose,
+     * PostgreSQL planned the prune gates afresh on every call (a custom plan looks cheaper for statements over
+     * partitioned parents).
      *
      * @param connection a connection inside a transaction
      * @param timeoutMillis the effective timeout in whole milliseconds
      * @return completion
      */
-    public static Mono<Void> setLocalLockTimeout(Connection connection, long timeoutMillis) {
-        return query(connection, "SELECT set_config('lock_timeout', $1, true)", row -> 1, timeoutMillis + "ms")
-                .then();
+    public static Mono<Void> setLocalSettings(Connection connection, long timeoutMillis) {
+        return query(connection, "SELECT set_config('lock_timeout', $1, true),"
+                + " set_config('plan_cache_mode', 'force_generic_plan', true)", row -> 1, timeoutMillis + "ms").then();
     }
 
     /**

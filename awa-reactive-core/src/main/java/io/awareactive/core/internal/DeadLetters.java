@@ -146,7 +146,7 @@ public final class DeadLetters {
                 + " WHERE failed_at < now() - $1 * interval '1 millisecond' ORDER BY failed_at LIMIT $2"
                 + " FOR UPDATE SKIP LOCKED)";
         double retentionMillis = retention.toMillis();
-        return batches(batchSize, () -> Db.inTransaction(factory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+        return batches(batchSize, () -> Db.inTransaction(factory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                 .then(Db.update(c, sql, retentionMillis, batchSize))));
     }
 

@@ -124,7 +124,7 @@ public final class Pruner {
     public Mono<PruneOutcome> prune(Ring ring) {
         return Mono.defer(() -> {
             Attempt attempt = new Attempt();
-            return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+            return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                             .then(RingReads.tryLockSerializer(c, schema, ring))
                             .flatMap(locked -> RingReads.state(c, schema, ring)
                                     .flatMap(state -> pruneTarget(c, ring, state, locked, attempt))))
@@ -353,31 +353,43 @@ public final class Pruner {
     /**
      * Counts the ring's initialized sealed slots that still hold rows (not yet pruned), in one short timeout-first
      * read transaction. A lease slot holds rows when its tallies count an open attempt or a claimed run (read without
-     * walking deleted leases); the other rings' slots when a family child has a visible row.
+     * walking deleted leases); the other rings' slots when a family child has pages.
      *
      * @param ring the ring
      * @return the count: 0 when idle, up to N - 1 when pruning is stalled; errors with the database failure
      */
     public Mono<Integer> sealedSlots(Ring ring) {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                 .then(RingReads.state(c, schema, ring))
                 .flatMap(state -> {
                     List<SealedSlot> sealed = SealedSlot.oldestFirst(state.cursor(), state.slotCount());
                     if (sealed.isEmpty()) {
                         return Mono.just(0);
                     }
-                    String sql = ring == Ring.LEASE ? liveLeaseSlotsSql(sealed) : nonEmptySlotsSql(ring, sealed);
-                    return Db.queryOne(c, sql, row -> Db.get(row, 0, Integer.class));
+                    return ring == Ring.LEASE ? Db.queryOne(c, liveLeaseSlotsSql(sealed),
+                            row -> Db.get(row, 0, Integer.class)) : slotsWithStorage(c, ring, sealed);
                 }));
     }
 
-    /** Counts the slots with a visible row in a family child. */
-    private String nonEmptySlotsSql(Ring ring, List<SealedSlot> sealed) {
-        return sealed.stream()
-                .map(s -> Schema.families(ring).stream()
-                        .map(family -> "EXISTS (SELECT 1 FROM " + schema.child(family, s.slot()) + ")")
-                        .collect(Collectors.joining(" OR ", "CASE WHEN ", " THEN 1 ELSE 0 END")))
-                .collect(Collectors.joining(" + ", "SELECT ", ""));
+    /**
+     * Counts the slots whose family children have pages, from the catalog and the files' sizes. Rows are appended to
+     * these families and leave only with a truncate, so a slot without pages holds no row; one with pages of
+     * rolled-back rows only counts until its prune truncates them. The statement's text is the same on every call and
+     * names no child, so unlike an {@code EXISTS} per child it is planned once per connection, and no truncate
+     * invalidates its plan.
+     */
+    private Mono<Integer> slotsWithStorage(Connection c, Ring ring, List<SealedSlot> sealed) {
+        List<String> children = new ArrayList<>();
+        List<Integer> slots = new ArrayList<>();
+        for (SealedSlot slot : sealed) {
+            for (Table family : Schema.families(ring)) {
+                children.add(schema.child(family, slot.slot()));
+                slots.add(slot.slot());
+            }
+        }
+        return Db.queryOne(c, "SELECT count(DISTINCT x.slot)::int FROM unnest($1::text[], $2::int[])"
+                        + " AS x (child, slot) WHERE pg_relation_size(x.child::regclass) > 0",
+                row -> Db.get(row, 0, Integer.class), children.toArray(String[]::new), slots.toArray(Integer[]::new));
     }
 
     /**

@@ -54,7 +54,7 @@ public final class TerminalRollup {
 
     /** The sealed slots whose delta child has rows, oldest first, in a short timeout-first read transaction. */
     private Flux<SealedSlot> candidates(int maxSlots) {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                         .then(RingReads.state(c, schema, Ring.QUEUE))
                         .flatMap(state -> {
                             List<SealedSlot> sealed = SealedSlot.oldestFirst(state.cursor(), state.slotCount());
@@ -79,7 +79,7 @@ public final class TerminalRollup {
 
     private Mono<RollupOutcome> rollSlot(SealedSlot candidate, Duration mvccPinMinAge, long mvccPinMinXids) {
         int k = candidate.slot();
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                         .then(RingReads.tryLockSerializer(c, schema, Ring.QUEUE))
                         .flatMap(locked -> locked ? RingReads.state(c, schema, Ring.QUEUE)
                                 : Mono.error(new EarlyExit(new RollupOutcome.Blocked(k,
@@ -156,7 +156,7 @@ public final class TerminalRollup {
      * @return the number of delta rows folded; errors with the database failure
      */
     public Mono<Long> foldTerminalCounts() {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                 .then(Db.queryOne(c, "WITH moved AS (DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                                 + " RETURNING queue, priority, state, count), folded AS (INSERT INTO "
                                 + schema.table(Table.QUEUE_TERMINAL_ROLLUPS) + " AS r (queue, priority, state, count)"
@@ -175,7 +175,7 @@ public final class TerminalRollup {
      */
     public Mono<Long> trimLedgers() {
         return Flux.fromArray(Ring.values())
-                .concatMap(ring -> Db.inTransaction(connectionFactory, c -> Db.setLocalLockTimeout(c, lockTimeoutMillis)
+                .concatMap(ring -> Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
                         .then(Db.update(c, "DELETE FROM " + schema.ledger(ring) + " WHERE generation < (SELECT"
                                 + " max(generation) FROM " + schema.ledger(ring) + ") - ((SELECT slot_count FROM "
                                 + schema.ringState(ring) + ") - 1)"))))

@@ -82,15 +82,17 @@ final class PrunerSeamIntegrationTests {
     }
 
     @Test
-    void shouldRunEveryPruneStatementUnderTheTransactionLocalTimeout() {
+    void shouldRunEveryPruneStatementUnderTheTransactionLocalTimeoutAndGenericPlans() {
         List<String> seen = new CopyOnWriteArrayList<>();
         Pruner probed = new Pruner(factory, schema, 777, new Pruner.Hooks(UnaryOperator.identity(),
-                (c, t) -> Db.queryOne(c, "SELECT current_setting('lock_timeout')",
+                (c, t) -> Db.queryOne(c, "SELECT current_setting('lock_timeout') || ', '"
+                        + " || current_setting('plan_cache_mode')",
                         row -> Db.get(row, 0, String.class)).doOnNext(seen::add).then()));
 
         for (Ring ring : Ring.values()) {
             assertThat(probed.prune(ring).block(WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
         }
-        assertThat(seen).containsExactly("777ms", "777ms", "777ms");
+        assertThat(seen).containsExactly("777ms, force_generic_plan", "777ms, force_generic_plan",
+                "777ms, force_generic_plan");
     }
 }
