@@ -189,6 +189,10 @@ final class BenchDatabase implements AutoCloseable {
             execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" + MAINTENANCE_ROLE
                     + "') THEN CREATE ROLE " + MAINTENANCE_ROLE + " LOGIN SUPERUSER; END IF; END $$",
                     "ALTER ROLE " + MAINTENANCE_ROLE + " PASSWORD '" + password + "'");
+            if (pgStatStatements()) {
+                // Planning is database time too; tracked for the engine's sessions only, not on the hot path.
+                execute("ALTER ROLE " + MAINTENANCE_ROLE + " SET pg_stat_statements.track_planning = on");
+            }
             maintenancePassword = password.toString();
         }
         return maintenancePassword;

@@ -4,6 +4,7 @@ import io.awareactive.core.Ring;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -42,15 +44,15 @@ final class MaintenanceOverheadScenario implements Scenario {
     private static final Duration ACTIVITY_INTERVAL = Duration.ofMillis(20);
 
     /** Counters at one instant. */
-    record Snapshot(long nanos, double statementMillis, long statementCalls, long engineCpuNanos, long processCpuNanos,
-            long ringTicks, long engineActiveSamples, long autovacuumSamples, long activitySamples, long completed,
-            long walBytes, long statementWalBytes) {
+    record Snapshot(long nanos, double statementMillis, double planMillis, long statementCalls, long engineCpuNanos,
+            long processCpuNanos, long ringTicks, long engineActiveSamples, long autovacuumSamples,
+            long activitySamples, long completed, long walBytes, long statementWalBytes) {
     }
 
     /** The difference of two snapshots, per second and per ring tick. */
-    record Phase(double seconds, double statementMillis, long statementCalls, double engineCpuMillis,
-            double processCpuMillis, long ringTicks, double engineSampledMillis, double autovacuumSampledMillis,
-            long completed, long walBytes, long statementWalBytes) {
+    record Phase(double seconds, double statementMillis, double planMillis, long statementCalls,
+            double engineCpuMillis, double processCpuMillis, long ringTicks, double engineSampledMillis,
+            double autovacuumSampledMillis, long completed, long walBytes, long statementWalBytes) {
 
         static Phase between(Snapshot from, Snapshot to) {
             double seconds = (to.nanos() - from.nanos()) / 1e9;
@@ -61,7 +63,7 @@ final class MaintenanceOverheadScenario implements Scenario {
             double autovacuumShare = samples == 0 ? Double.NaN
                     : (double) (to.autovacuumSamples() - from.autovacuumSamples()) / samples;
             return new Phase(seconds, to.statementMillis() - from.statementMillis(),
-                    to.statementCalls() - from.statementCalls(),
+                    to.planMillis() - from.planMillis(), to.statementCalls() - from.statementCalls(),
                     (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
                     (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
                     engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
@@ -103,6 +105,8 @@ final class MaintenanceOverheadScenario implements Scenario {
             if (statements) {
                 add(report, caseName, "engine DB time (pg_stat_statements)", "ms/s", awa, null,
                         p -> p.perSecond(p.statementMillis()));
+                add(report, caseName, "engine planning time (pg_stat_statements, part of its DB time)", "ms/s", awa,
+                        null, p -> p.perSecond(p.planMillis()));
                 add(report, caseName, "engine statements", "calls/s", awa, null,
                         p -> p.perSecond(p.statementCalls()));
                 add(report, caseName, "engine statements per ring tick (pg_stat_statements)", "calls", awa, null,
@@ -133,8 +137,10 @@ final class MaintenanceOverheadScenario implements Scenario {
             add(report, caseName, "throughput", "jobs/s", awa, baseline, p -> p.perSecond(p.completed()));
         }
         report.note("engine DB time counts every statement of the maintenance role (rotate, prune, rollup, promote,"
-                + " rescue, leader check) " + (statements ? "from pg_stat_statements (execution time, planning"
-                + " excluded)" : "estimated by sampling pg_stat_activity every " + ACTIVITY_INTERVAL.toMillis()
+                + " rescue, leader check) " + (statements ? "from pg_stat_statements (execution and planning time:"
+                + " the maintenance role tracks planning; the commits' own time, their WAL flush and the release of"
+                + " truncated files, is in no statement and only in the sampled figure)"
+                : "estimated by sampling pg_stat_activity every " + ACTIVITY_INTERVAL.toMillis()
                 + " ms (pg_stat_statements or the maintenance role unavailable)")
                 + "; per ring tick divides by the prune events of the three rings (an idle tick publishes"
                 + " already_pruned), so engine statements per ring tick also count the leader check, promotion, rescue"
@@ -179,11 +185,14 @@ final class MaintenanceOverheadScenario implements Scenario {
             BenchContext.pause(options.warmup());
             phase[0] = "load";
             Map<String, StatementUse> loadUseStart = byStatement(context.database());
+            Map<String, Long> loadActivityStart = activity.engineByActivity();
             Snapshot loadStart = snapshot(context, system, activity, workload);
             BenchContext.pause(options.duration(name));
             Snapshot loadEnd = snapshot(context, system, activity, workload);
             result.put("load", Phase.between(loadStart, loadEnd));
             noteLoadStatements(report, system.label(), loadUseStart, byStatement(context.database()),
+                    result.get("load"));
+            noteLoadActivity(report, system.label(), loadActivityStart, activity.engineByActivity(),
                     result.get("load"));
             report.addSamples(sampler.stop());
             context.log("  %s: idle engine CPU %.2f ms/s, load engine CPU %.2f ms/s", system.label(),
@@ -199,13 +208,14 @@ final class MaintenanceOverheadScenario implements Scenario {
     private static Snapshot snapshot(BenchContext context, QueueSystem<?> system, ActivitySampler activity,
             Workload<?> workload) {
         double statementMillis = 0;
+        double planMillis = 0;
         long calls = 0;
         long statementWal = 0;
         BenchDatabase database = context.database();
         if (database.pgStatStatements() && database.hasMaintenanceRole()) {
             try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                    "SELECT coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.calls), 0)::bigint,"
-                            + " coalesce(sum(s.wal_bytes), 0)::bigint"
+                    "SELECT coalesce(sum(s.total_exec_time + s.total_plan_time), 0), coalesce(sum(s.calls), 0)::bigint,"
+                            + " coalesce(sum(s.wal_bytes), 0)::bigint, coalesce(sum(s.total_plan_time), 0)"
                             + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
                             + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
                             + " WHERE datname = current_database())")) {
@@ -213,6 +223,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                 try (ResultSet rs = statement.executeQuery()) {
                     rs.next();
                     statementMillis = rs.getDouble(1);
+                    planMillis = rs.getDouble(4);
                     calls = rs.getLong(2);
                     statementWal = rs.getLong(3);
                 }
@@ -222,7 +233,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         }
         PruneStats prunes = system.pruneStats();
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
-        return new Snapshot(System.nanoTime(), statementMillis, calls, threadCpuNanos(AwaQueue.THREAD_PREFIX),
+        return new Snapshot(System.nanoTime(), statementMillis, planMillis, calls,
+                threadCpuNanos(AwaQueue.THREAD_PREFIX),
                 CpuTime.processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
                 workload.completed(), walBytes(database), statementWal);
     }
@@ -239,7 +251,7 @@ final class MaintenanceOverheadScenario implements Scenario {
         }
     }
 
-    /** Calls and execution time of one statement text of the maintenance role (pg_stat_statements). */
+    /** Calls and database time (execution and planning) of one statement text of the maintenance role. */
     record StatementUse(long calls, double millis) {
 
         StatementUse minus(@Nullable StatementUse earlier) {
@@ -248,8 +260,8 @@ final class MaintenanceOverheadScenario implements Scenario {
     }
 
     /**
-     * Calls and execution time per statement text of the maintenance role so far (pg_stat_statements), or empty when
-     * it is unavailable.
+     * Calls and database time (execution and planning) per statement text of the maintenance role so far
+     * (pg_stat_statements), or empty when it is unavailable.
      */
     private static Map<String, StatementUse> byStatement(BenchDatabase database) {
         Map<String, StatementUse> use = new LinkedHashMap<>();
@@ -258,7 +270,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         }
         try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
                 "SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90), sum(s.calls)::bigint,"
-                        + " sum(s.total_exec_time) FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
+                        + " sum(s.total_exec_time + s.total_plan_time)"
+                        + " FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid"
                         + " WHERE r.rolname = ? AND s.dbid = (SELECT oid FROM pg_database"
                         + " WHERE datname = current_database()) GROUP BY 1")) {
             statement.setString(1, BenchDatabase.MAINTENANCE_ROLE);
@@ -323,6 +336,29 @@ final class MaintenanceOverheadScenario implements Scenario {
         report.note(note.toString());
     }
 
+    /**
+     * A note with the load phase's sampled activity of the engine's sessions by statement and wait event, in ms/s, most
+     * first. Unlike the statements' own times it holds the commits' work: their WAL flush and the release of the files
+     * a truncate replaced.
+     */
+    private static void noteLoadActivity(Report report, String system, Map<String, Long> from, Map<String, Long> to,
+            Phase load) {
+        List<Map.Entry<String, Long>> during = to.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - from.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(12)
+                .toList();
+        if (during.isEmpty() || load.seconds() <= 0) {
+            return;
+        }
+        StringBuilder note = new StringBuilder(system + ", load phase, sampled activity of the maintenance role by"
+                + " statement (schema and slot numbers left out) and wait event (ms/s):");
+        during.forEach(e -> note.append(String.format(Locale.ROOT, " %.2f [%s];",
+                e.getValue() * ACTIVITY_INTERVAL.toMillis() / load.seconds(), e.getKey())));
+        report.note(note.toString());
+    }
+
     /** CPU time of the live threads whose name starts with a prefix. */
     static long threadCpuNanos(String prefix) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -345,14 +381,16 @@ final class MaintenanceOverheadScenario implements Scenario {
     }
 
     /**
-     * Samples {@code pg_stat_activity} every 20 ms: is a maintenance-engine session active, is an autovacuum worker
-     * busy with one of the system's tables.
+     * Samples {@code pg_stat_activity} every 20 ms: is a maintenance-engine session active, and with which statement
+     * (its text's start, the schema and slot numbers left out) and wait event; is an autovacuum worker busy with one
+     * of the system's tables.
      */
     static final class ActivitySampler implements AutoCloseable {
 
         private final AtomicLong samples = new AtomicLong();
         private final AtomicLong engineActive = new AtomicLong();
         private final AtomicLong autovacuum = new AtomicLong();
+        private final Map<String, Long> engineByActivity = new ConcurrentHashMap<>();
         private final List<Thread> threads = new ArrayList<>();
         private volatile boolean running = true;
 
@@ -365,18 +403,26 @@ final class MaintenanceOverheadScenario implements Scenario {
 
         private void loop(BenchDatabase database, String schema) {
             try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                    "SELECT count(*) FILTER (WHERE application_name = ? AND state = 'active'),"
-                            + " count(*) FILTER (WHERE backend_type = 'autovacuum worker'"
-                            + " AND position(? in query) > 0)"
+                    "SELECT count(*) FILTER (WHERE backend_type = 'autovacuum worker' AND position(? in query) > 0),"
+                            + " array_agg(regexp_replace(left(regexp_replace(replace(query, ?, ''), '\\s+', ' ', 'g'),"
+                            + " 50), '_[0-9]+', '_k', 'g') || ' | ' || coalesce(wait_event_type || '/' || wait_event,"
+                            + " 'no wait event')) FILTER (WHERE application_name = ? AND state = 'active')"
                             + " FROM pg_stat_activity WHERE datname = current_database()")) {
-                statement.setString(1, BenchDatabase.MAINTENANCE_APPLICATION_NAME);
-                statement.setString(2, schema + ".");
+                statement.setString(1, schema + ".");
+                statement.setString(2, "\"" + schema + "\".");
+                statement.setString(3, BenchDatabase.MAINTENANCE_APPLICATION_NAME);
                 long next = System.nanoTime();
                 while (running) {
                     try (ResultSet rs = statement.executeQuery()) {
                         rs.next();
-                        engineActive.addAndGet(rs.getLong(1));
-                        autovacuum.addAndGet(rs.getLong(2));
+                        autovacuum.addAndGet(rs.getLong(1));
+                        Array active = rs.getArray(2);
+                        if (active != null) {
+                            for (Object activity : (Object[]) active.getArray()) {
+                                engineByActivity.merge((String) activity, 1L, Long::sum);
+                                engineActive.incrementAndGet();
+                            }
+                        }
                         samples.incrementAndGet();
                     }
                     next += ACTIVITY_INTERVAL.toNanos();
@@ -402,6 +448,11 @@ final class MaintenanceOverheadScenario implements Scenario {
 
         long autovacuum() {
             return autovacuum.get();
+        }
+
+        /** Samples so far that found an engine session active, by statement and wait event. */
+        Map<String, Long> engineByActivity() {
+            return Map.copyOf(engineByActivity);
         }
 
         @Override
