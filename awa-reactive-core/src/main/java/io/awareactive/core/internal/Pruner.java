@@ -311,14 +311,21 @@ public final class Pruner {
      * indexes are left out: an empty index still has a metapage.
      */
     private Mono<List<Table>> withStorage(Connection c, List<Table> tables, int k) {
-        String[] children = tables.stream().map(table -> schema.child(table, k)).toArray(String[]::new);
+        return sizes(c, tables.stream().map(table -> schema.child(table, k)).toList())
+                .map(sizes -> IntStream.range(0, tables.size()).filter(i -> sizes.get(i) > 0)
+                        .mapToObj(tables::get).toList());
+    }
+
+    /**
+     * The bytes of each child's table and TOAST table, in order, in one statement whose text names no child: planned
+     * once per connection, and no truncate invalidates its plan.
+     */
+    private static Mono<List<Long>> sizes(Connection c, List<String> children) {
         return Db.query(c, "SELECT pg_relation_size(r.oid) + coalesce(pg_relation_size(nullif(r.reltoastrelid, 0)), 0)"
                         + " FROM unnest($1::text[]::regclass[]) WITH ORDINALITY AS x (child, ord)"
                         + " JOIN pg_class r ON r.oid = x.child ORDER BY x.ord",
-                        row -> Db.get(row, 0, Long.class), (Object) children)
-                .collectList()
-                .map(sizes -> IntStream.range(0, tables.size()).filter(i -> sizes.get(i) > 0)
-                        .mapToObj(tables::get).toList());
+                        row -> Db.get(row, 0, Long.class), (Object) children.toArray(String[]::new))
+                .collectList();
     }
 
     private String children(List<Table> families, int k) {
@@ -372,24 +379,19 @@ public final class Pruner {
     }
 
     /**
-     * Counts the slots whose family children have pages, from the catalog and the files' sizes. Rows are appended to
-     * these families and leave only with a truncate, so a slot without pages holds no row; one with pages of
-     * rolled-back rows only counts until its prune truncates them. The statement's text is the same on every call and
-     * names no child, so unlike an {@code EXISTS} per child it is planned once per connection, and no truncate
-     * invalidates its plan.
+     * Counts the slots whose family children have pages ({@link #sizes}). Rows are appended to these families and
+     * leave only with a truncate, so a slot without pages holds no row; one with pages of rolled-back rows only counts
+     * until its prune truncates them.
      */
     private Mono<Integer> slotsWithStorage(Connection c, Ring ring, List<SealedSlot> sealed) {
-        List<String> children = new ArrayList<>();
-        List<Integer> slots = new ArrayList<>();
-        for (SealedSlot slot : sealed) {
-            for (Table family : Schema.families(ring)) {
-                children.add(schema.child(family, slot.slot()));
-                slots.add(slot.slot());
-            }
-        }
-        return Db.queryOne(c, "SELECT count(DISTINCT x.slot)::int FROM unnest($1::text[], $2::int[])"
-                        + " AS x (child, slot) WHERE pg_relation_size(x.child::regclass) > 0",
-                row -> Db.get(row, 0, Integer.class), children.toArray(String[]::new), slots.toArray(Integer[]::new));
+        List<Table> families = Schema.families(ring);
+        List<String> children = sealed.stream()
+                .flatMap(slot -> families.stream().map(family -> schema.child(family, slot.slot())))
+                .toList();
+        return sizes(c, children).map(sizes -> (int) IntStream.range(0, sealed.size())
+                .filter(i -> sizes.subList(i * families.size(), (i + 1) * families.size()).stream()
+                        .anyMatch(size -> size > 0))
+                .count());
     }
 
     /**
