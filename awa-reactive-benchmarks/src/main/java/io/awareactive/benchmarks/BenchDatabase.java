@@ -42,8 +42,8 @@ final class BenchDatabase implements AutoCloseable {
 
     /** Server settings reported with every result. */
     private static final List<String> REPORTED_SETTINGS = List.of("server_version", "fsync", "synchronous_commit",
-            "full_page_writes", "wal_level", "shared_buffers", "max_wal_size", "checkpoint_timeout", "autovacuum",
-            "autovacuum_naptime", "autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+            "full_page_writes", "wal_level", "shared_buffers", "min_wal_size", "max_wal_size", "checkpoint_timeout",
+            "autovacuum", "autovacuum_naptime", "autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
             "autovacuum_max_workers", "deadlock_timeout", "shared_preload_libraries", "max_connections");
 
     private final PostgresServer server;
@@ -83,10 +83,17 @@ final class BenchDatabase implements AutoCloseable {
                 .serverConfig("shared_preload_libraries", "pg_stat_statements")
                 .serverConfig("pg_stat_statements.track_utility", "on")
                 .serverConfig("autovacuum_naptime", naptimeSeconds + "s")
+                // Every checkpoint leaves 1 GB of old segments (the default max_wal_size) for reuse: preallocateWal.
+                .serverConfig("min_wal_size", "1GB")
                 .build();
         PostgresServer server = PostgresProviders.embedded(embedded);
-        return new BenchDatabase(server, server.database(), true, "embedded PostgreSQL (durable: fsync, "
-                + "synchronous_commit and full_page_writes on; autovacuum_naptime " + naptimeSeconds + "s)");
+        BenchDatabase database = new BenchDatabase(server, server.database(), true, "embedded PostgreSQL (durable:"
+                + " fsync, synchronous_commit and full_page_writes on; autovacuum_naptime " + naptimeSeconds + "s; "
+                + "WAL segments preallocated)");
+        database.preallocateWal(database.queryLong("SELECT (SELECT setting::bigint * 1024 * 1024 FROM pg_settings"
+                + " WHERE name = 'min_wal_size') / (SELECT setting::bigint FROM pg_settings WHERE name ="
+                + " 'wal_segment_size')"));
+        return database;
     }
 
     PostgresServer server() {
@@ -339,6 +346,23 @@ final class BenchDatabase implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot settle the system catalogs: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Leaves {@code segments} WAL segments ready for reuse ahead of the insert position, as a server that has been
+     * running for a while has them. On a new cluster every segment is created as the WAL reaches it: zero-filled and
+     * synced while the creating backend holds {@code WALWrite}, which stalls every commit for 30–90 ms each time
+     * (docs/benchmarks.md, section 1ah). Nothing is reused before the first checkpoint completes, so the system
+     * measured first paid for creating the cluster's WAL and the next ones did not. This switches to a new segment
+     * {@code segments} times (one small record in each) and checkpoints, which renames the old segments for reuse
+     * (as many as {@code min_wal_size} allows). Called once per embedded server, before any install.
+     *
+     * @param segments how many segments to create and hand back for reuse
+     */
+    void preallocateWal(long segments) {
+        execute("DO $$ BEGIN FOR i IN 1.." + segments + " LOOP"
+                + " PERFORM pg_logical_emit_message(false, 'awa-bench', 'preallocate'); PERFORM pg_switch_wal();"
+                + " END LOOP; END $$", "CHECKPOINT");
     }
 
     /** Drops a schema if it exists (cleanup between runs). */

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The benchmark's own DDL costs no measured WAL: after {@link BenchDatabase#settleCatalogs(Duration)}, reading the
- * catalogs that an install and a dropped schema change prunes nothing.
+ * catalogs that an install and a dropped schema change prunes nothing. And {@link BenchDatabase#preallocateWal(long)}
+ * leaves WAL segments for reuse.
  */
 @AwaPostgresTest
 final class BenchDatabaseIntegrationTests {
@@ -25,6 +26,7 @@ final class BenchDatabaseIntegrationTests {
     private static final List<String> CATALOGS = List.of("pg_class", "pg_attribute", "pg_depend", "pg_type",
             "pg_index", "pg_proc", "pg_statistic");
     private static final Pattern WAL_RECORDS = Pattern.compile("\"WAL Records\": (\\d+)");
+    private static final String INSERT_POSITION = "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint";
 
     @Test
     void shouldLeaveNoDeadCatalogRowsForAMeasuredStatementToPrune(TestDatabase db) throws SQLException {
@@ -37,6 +39,26 @@ final class BenchDatabaseIntegrationTests {
             database.dropSchema(createSchemaOfTables(database, db.newSchemaName()));
             database.settleCatalogs(Duration.ZERO);
             assertThat(walRecordsOfCatalogReads(database)).isZero();
+        }
+    }
+
+    @Test
+    void shouldPassThroughNewWalSegmentsThenCheckpointSoThatTheyAreReused(TestDatabase db) {
+        try (BenchDatabase database = new BenchDatabase(db.server(), db.database(), false, "the test server")) {
+            long segmentBytes = database.queryLong("SELECT setting::bigint FROM pg_settings"
+                    + " WHERE name = 'wal_segment_size'");
+            long before = database.queryLong(INSERT_POSITION);
+
+            database.preallocateWal(4);
+
+            assertThat(database.queryLong(INSERT_POSITION) - before).as("WAL written through four segments")
+                    .isGreaterThanOrEqualTo(3 * segmentBytes);
+            long redo = database.queryLong("SELECT pg_wal_lsn_diff((pg_control_checkpoint()).redo_lsn, '0/0')::bigint");
+            assertThat(redo - before).as("a checkpoint after them, which recycles them")
+                    .isGreaterThanOrEqualTo(3 * segmentBytes);
+            assertThat(database.queryLong("SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'"
+                    + " AND name > pg_walfile_name(pg_current_wal_insert_lsn())"))
+                    .as("segments renamed for reuse ahead of the insert position").isPositive();
         }
     }
 
