@@ -238,20 +238,25 @@ public final class Db {
     }
 
     /**
-     * Sets, for the current transaction only ({@code set_config(..., true)}, the bindable {@code SET LOCAL}), the
-     * prune lock timeout and {@code plan_cache_mode = force_generic_plan}; both revert at COMMIT or ROLLBACK and never
-     * leak into a pooled connection. The plan mode lets a maintenance statement with binds, which the driver prepares
-     * once per connection, keep its plan until a truncate of a table it reads invalidates it: left to choose,
-     * PostgreSQL planned the prune gates afresh on every call (a custom plan looks cheaper for statements over
-     * partitioned parents).
+     * Runs {@code body} in a maintenance transaction ({@link #inTransaction(ConnectionFactory, Function)}) whose first
+     * statement sets, for that transaction only ({@code set_config(..., true)}, the bindable {@code SET LOCAL}), the
+     * lock timeout and {@code plan_cache_mode = force_generic_plan}; both revert at COMMIT or ROLLBACK and never leak
+     * into a pooled connection. The plan mode lets a maintenance statement with binds, which the driver prepares once
+     * per connection, keep its plan until a truncate of a table it reads invalidates it: left to choose, PostgreSQL
+     * planned the prune gates afresh on every call (a custom plan looks cheaper for statements over partitioned
+     * parents).
      *
-     * @param connection a connection inside a transaction
-     * @param timeoutMillis the effective timeout in whole milliseconds
-     * @return completion
+     * @param factory the connection factory
+     * @param timeoutMillis the effective lock timeout in whole milliseconds
+     * @param body the work, after the settings
+     * @param <T> the result type
+     * @return the body's result
      */
-    public static Mono<Void> setLocalSettings(Connection connection, long timeoutMillis) {
-        return query(connection, "SELECT set_config('lock_timeout', $1, true),"
-                + " set_config('plan_cache_mode', 'force_generic_plan', true)", row -> 1, timeoutMillis + "ms").then();
+    public static <T> Mono<T> inMaintenanceTransaction(ConnectionFactory factory, long timeoutMillis,
+            Function<Connection, Mono<T>> body) {
+        return inTransaction(factory, c -> query(c, "SELECT set_config('lock_timeout', $1, true),"
+                        + " set_config('plan_cache_mode', 'force_generic_plan', true)", row -> 1, timeoutMillis + "ms")
+                .then(Mono.defer(() -> body.apply(c))));
     }
 
     /**

@@ -146,8 +146,8 @@ public final class DeadLetters {
                 + " WHERE failed_at < now() - $1 * interval '1 millisecond' ORDER BY failed_at LIMIT $2"
                 + " FOR UPDATE SKIP LOCKED)";
         double retentionMillis = retention.toMillis();
-        return batches(batchSize, () -> Db.inTransaction(factory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                .then(Db.update(c, sql, retentionMillis, batchSize))));
+        return batches(batchSize, () -> Db.inMaintenanceTransaction(factory, lockTimeoutMillis,
+                c -> Db.update(c, sql, retentionMillis, batchSize)));
     }
 
     private Mono<Long> batches(Supplier<Mono<Long>> batch) {

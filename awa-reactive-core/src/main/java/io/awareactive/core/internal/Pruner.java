@@ -124,8 +124,8 @@ public final class Pruner {
     public Mono<PruneOutcome> prune(Ring ring) {
         return Mono.defer(() -> {
             Attempt attempt = new Attempt();
-            return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                            .then(RingReads.tryLockSerializer(c, schema, ring))
+            return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis,
+                            c -> RingReads.tryLockSerializer(c, schema, ring)
                             .flatMap(locked -> RingReads.state(c, schema, ring)
                                     .flatMap(state -> pruneTarget(c, ring, state, locked, attempt))))
                     .doOnNext(outcome -> attempt.outcome = outcome)
@@ -366,8 +366,7 @@ public final class Pruner {
      * @return the count: 0 when idle, up to N - 1 when pruning is stalled; errors with the database failure
      */
     public Mono<Integer> sealedSlots(Ring ring) {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                .then(RingReads.state(c, schema, ring))
+        return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis, c -> RingReads.state(c, schema, ring)
                 .flatMap(state -> {
                     List<SealedSlot> sealed = SealedSlot.oldestFirst(state.cursor(), state.slotCount());
                     if (sealed.isEmpty()) {

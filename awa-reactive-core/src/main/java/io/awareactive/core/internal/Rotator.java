@@ -75,8 +75,8 @@ public final class Rotator {
     }
 
     private Mono<RotateOutcome> rotateInTransaction(Ring ring) {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                        .then(RingReads.tryLockSerializer(c, schema, ring))
+        return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis,
+                        c -> RingReads.tryLockSerializer(c, schema, ring)
                         .flatMap(locked -> RingReads.state(c, schema, ring).flatMap(state -> {
                             int next = (state.cursor().slot() + 1) % state.slotCount();
                             if (!locked) {

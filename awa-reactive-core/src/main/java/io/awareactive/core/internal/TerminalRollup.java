@@ -54,8 +54,8 @@ public final class TerminalRollup {
 
     /** The sealed slots whose delta child has rows, oldest first, in a short timeout-first read transaction. */
     private Flux<SealedSlot> candidates(int maxSlots) {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                        .then(RingReads.state(c, schema, Ring.QUEUE))
+        return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis,
+                        c -> RingReads.state(c, schema, Ring.QUEUE)
                         .flatMap(state -> {
                             List<SealedSlot> sealed = SealedSlot.oldestFirst(state.cursor(), state.slotCount());
                             if (sealed.isEmpty()) {
@@ -79,8 +79,8 @@ public final class TerminalRollup {
 
     private Mono<RollupOutcome> rollSlot(SealedSlot candidate, Duration mvccPinMinAge, long mvccPinMinXids) {
         int k = candidate.slot();
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                        .then(RingReads.tryLockSerializer(c, schema, Ring.QUEUE))
+        return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis,
+                        c -> RingReads.tryLockSerializer(c, schema, Ring.QUEUE)
                         .flatMap(locked -> locked ? RingReads.state(c, schema, Ring.QUEUE)
                                 : Mono.error(new EarlyExit(new RollupOutcome.Blocked(k,
                                         BlockedCause.SERIALIZER_BUSY), null)))
@@ -156,15 +156,15 @@ public final class TerminalRollup {
      * @return the number of delta rows folded; errors with the database failure
      */
     public Mono<Long> foldTerminalCounts() {
-        return Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                .then(Db.queryOne(c, "WITH moved AS (DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
+        return Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis, c -> Db.queryOne(c,
+                                "WITH moved AS (DELETE FROM " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                                 + " RETURNING queue, priority, state, count), folded AS (INSERT INTO "
                                 + schema.table(Table.QUEUE_TERMINAL_ROLLUPS) + " AS r (queue, priority, state, count)"
                                 + " SELECT queue, priority, state, sum(count) FROM moved"
                                 + " GROUP BY queue, priority, state ON CONFLICT (queue, priority, state)"
                                 + " DO UPDATE SET count = r.count + EXCLUDED.count)"
                                 + " SELECT count(*) FROM moved",
-                        row -> Db.get(row, 0, Long.class))));
+                        row -> Db.get(row, 0, Long.class)));
     }
 
     /**
@@ -175,10 +175,10 @@ public final class TerminalRollup {
      */
     public Mono<Long> trimLedgers() {
         return Flux.fromArray(Ring.values())
-                .concatMap(ring -> Db.inTransaction(connectionFactory, c -> Db.setLocalSettings(c, lockTimeoutMillis)
-                        .then(Db.update(c, "DELETE FROM " + schema.ledger(ring) + " WHERE generation < (SELECT"
+                .concatMap(ring -> Db.inMaintenanceTransaction(connectionFactory, lockTimeoutMillis,
+                        c -> Db.update(c, "DELETE FROM " + schema.ledger(ring) + " WHERE generation < (SELECT"
                                 + " max(generation) FROM " + schema.ledger(ring) + ") - ((SELECT slot_count FROM "
-                                + schema.ringState(ring) + ") - 1)"))))
+                                + schema.ringState(ring) + ") - 1)")))
                 .reduce(0L, Long::sum);
     }
 }
