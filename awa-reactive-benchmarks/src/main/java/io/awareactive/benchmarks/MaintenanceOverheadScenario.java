@@ -1,5 +1,6 @@
 package io.awareactive.benchmarks;
 
+import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -25,13 +26,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Scenario 6, maintenance overhead: for each system an idle phase (maintenance running, no jobs) and a load phase
- * (the closed loop). Measured per phase:
+ * (the closed loop, measured after a warm-up of at least one lap of the longest ring: {@link #loadWarmup}). Measured
+ * per phase:
  * <ul>
  *   <li>database time of awa-reactive's engine: {@code pg_stat_statements} execution time of its role (when the
  *       extension is loaded and the benchmark may create the role), and an estimate from sampling
  *       {@code pg_stat_activity} every 20 ms for its sessions being {@code active};</li>
  *   <li>autovacuum time spent on the system's tables, estimated by the same sampling (both systems: it is the
- *       baseline's whole maintenance, and awa-reactive's lease ring and control tables are vacuumed too);</li>
+ *       baseline's whole maintenance, and awa-reactive's lease ring and control tables are vacuumed too), its two
+ *       sleeps apart ({@link ActivitySampler#sleeping}): they hold no resources, and a vacuum that cannot take its
+ *       truncate lock under load retries for up to 5 s;</li>
  *   <li>JVM CPU time of the engine's own threads (its scheduler and its own Netty event loop), via
  *       {@link ThreadMXBean}, and of the whole process via the operating-system bean;</li>
  *   <li>ring ticks: prune events of the three rings (one per ring tick that reached the prune step);</li>
@@ -46,13 +50,14 @@ final class MaintenanceOverheadScenario implements Scenario {
     /** Counters at one instant. */
     record Snapshot(long nanos, double statementMillis, double planMillis, long statementCalls, long engineCpuNanos,
             long processCpuNanos, long ringTicks, long engineActiveSamples, long autovacuumSamples,
-            long activitySamples, long completed, long walBytes, long statementWalBytes) {
+            long autovacuumSleepSamples, long activitySamples, long completed, long walBytes, long statementWalBytes) {
     }
 
     /** The difference of two snapshots, per second and per ring tick. */
     record Phase(double seconds, double statementMillis, double planMillis, long statementCalls,
             double engineCpuMillis, double processCpuMillis, long ringTicks, double engineSampledMillis,
-            double autovacuumSampledMillis, long completed, long walBytes, long statementWalBytes) {
+            double autovacuumSampledMillis, double autovacuumSleepMillis, long completed, long walBytes,
+            long statementWalBytes) {
 
         static Phase between(Snapshot from, Snapshot to) {
             double seconds = (to.nanos() - from.nanos()) / 1e9;
@@ -62,11 +67,14 @@ final class MaintenanceOverheadScenario implements Scenario {
                     : (double) (to.engineActiveSamples() - from.engineActiveSamples()) / samples;
             double autovacuumShare = samples == 0 ? Double.NaN
                     : (double) (to.autovacuumSamples() - from.autovacuumSamples()) / samples;
+            double autovacuumSleepShare = samples == 0 ? Double.NaN
+                    : (double) (to.autovacuumSleepSamples() - from.autovacuumSleepSamples()) / samples;
             return new Phase(seconds, to.statementMillis() - from.statementMillis(),
                     to.planMillis() - from.planMillis(), to.statementCalls() - from.statementCalls(),
                     (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
                     (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
                     engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
+                    autovacuumSleepShare * seconds * 1000,
                     to.completed() - from.completed(), to.walBytes() - from.walBytes(),
                     to.statementWalBytes() - from.statementWalBytes());
         }
@@ -116,8 +124,11 @@ final class MaintenanceOverheadScenario implements Scenario {
             }
             add(report, caseName, "engine DB time (sampled pg_stat_activity)", "ms/s", awa, null,
                     p -> p.perSecond(p.engineSampledMillis()));
-            add(report, caseName, "autovacuum time on the system's tables (sampled)", "ms/s", awa, baseline,
-                    p -> p.perSecond(p.autovacuumSampledMillis()));
+            add(report, caseName, "autovacuum time on the system's tables (sampled, sleeps left out)", "ms/s", awa,
+                    baseline, p -> p.perSecond(p.autovacuumSampledMillis()));
+            add(report, caseName,
+                    "autovacuum sleeps on the system's tables (sampled: cost delay, truncate lock retries)", "ms/s",
+                    awa, baseline, p -> p.perSecond(p.autovacuumSleepMillis()));
             add(report, caseName, "maintenance DB time, engine + autovacuum", "ms/s", awa, baseline,
                     p -> p.perSecond((statements ? p.statementMillis() : p.engineSampledMillis())
                             + p.autovacuumSampledMillis()));
@@ -148,7 +159,10 @@ final class MaintenanceOverheadScenario implements Scenario {
                 + " notes list them by text); engine WAL is pg_stat_statements.wal_bytes of the maintenance role;"
                 + " cluster WAL is the advance of pg_current_wal_insert_lsn() over the phase (the engine, autovacuum"
                 + " and its analyses of the new tables, checkpoints; the other system is not running); the baseline"
-                + " has no JVM-side maintenance, so its engine CPU is 0 and that ratio is empty");
+                + " has no JVM-side maintenance, so its engine CPU is 0 and that ratio is empty; autovacuum time"
+                + " leaves out an autovacuum worker's two sleeps (wait events VacuumDelay, the cost-based delay, and"
+                + " VacuumTruncate, the 50 ms retries for the lock that truncates a table's empty end, for up to 5 s),"
+                + " which have their own row");
         return report;
     }
 
@@ -167,9 +181,10 @@ final class MaintenanceOverheadScenario implements Scenario {
         Workload<J> workload = new Workload<>(system, Workload.Settings.of(options));
         String[] phase = {"idle"};
         try (ActivitySampler activity = new ActivitySampler(context.database(), system.schema())) {
-            context.log("maintenance-overhead / %s: idle %ss, then load %ss (+%ss warm-up each)", system.label(),
-                    options.idle(name).toSeconds(), options.duration(name).toSeconds(),
-                    options.warmup().toSeconds());
+            context.log("maintenance-overhead / %s: %ss warm-up, idle %ss, %ss warm-up, load %ss", system.label(),
+                    options.warmup().toSeconds(), options.idle(name).toSeconds(),
+                    loadWarmup(options.warmup(), options.rotateInterval(name)).toSeconds(),
+                    options.duration(name).toSeconds());
             BenchContext.pause(options.warmup());
             Sampler sampler = new Sampler(context.database(), system, system.label(), "idle then load", workload,
                     options.sampleInterval(), () -> phase[0]).start();
@@ -182,7 +197,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                     result.get("idle"));
             phase[0] = "warm-up";
             workload.start();
-            BenchContext.pause(options.warmup());
+            BenchContext.pause(loadWarmup(options.warmup(), options.rotateInterval(name)));
             phase[0] = "load";
             Map<String, StatementUse> loadUseStart = byStatement(context.database());
             Map<String, Long> loadActivityStart = activity.engineByActivity();
@@ -203,6 +218,18 @@ final class MaintenanceOverheadScenario implements Scenario {
             system.stopMaintenance().block(Duration.ofMinutes(1));
         }
         return result;
+    }
+
+    /**
+     * The load phase's warm-up: at least one lap of awa-reactive's longest ring ({@code slots × rotate interval}, 16 s
+     * at the defaults), so that its window holds prunes of slots written under load at their steady rate rather than
+     * of the slots the idle phase left empty; the same for both systems.
+     */
+    static Duration loadWarmup(Duration warmup, Duration rotateInterval) {
+        int longestRing = Math.max(QueueStorageConfig.DEFAULT_QUEUE_SLOT_COUNT,
+                Math.max(QueueStorageConfig.DEFAULT_LEASE_SLOT_COUNT, QueueStorageConfig.DEFAULT_CLAIM_SLOT_COUNT));
+        Duration lap = rotateInterval.multipliedBy(longestRing);
+        return warmup.compareTo(lap) >= 0 ? warmup : lap;
     }
 
     private static Snapshot snapshot(BenchContext context, QueueSystem<?> system, ActivitySampler activity,
@@ -235,7 +262,8 @@ final class MaintenanceOverheadScenario implements Scenario {
         long ticks = prunes.events(Ring.QUEUE) + prunes.events(Ring.LEASE) + prunes.events(Ring.CLAIM);
         return new Snapshot(System.nanoTime(), statementMillis, planMillis, calls,
                 threadCpuNanos(AwaQueue.THREAD_PREFIX),
-                CpuTime.processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(), activity.samples(),
+                CpuTime.processCpuNanos(), ticks, activity.engineActive(), activity.autovacuum(),
+                activity.autovacuumSleeping(), activity.samples(),
                 workload.completed(), walBytes(database), statementWal);
     }
 
@@ -382,13 +410,14 @@ final class MaintenanceOverheadScenario implements Scenario {
 
     /**
      * Samples {@code pg_stat_activity} every 20 ms: is a maintenance-engine session active, and with which statement
-     * (its text's start, the schema and slot numbers left out) and wait event; is an autovacuum worker busy with one
-     * of the system's tables.
+     * (its text's start, the schema and slot numbers left out) and wait event; is an autovacuum worker on one of
+     * the system's tables, and is it working or sleeping.
      */
     static final class ActivitySampler implements AutoCloseable {
 
         private final AtomicLong samples = new AtomicLong();
         private final AtomicLong autovacuum = new AtomicLong();
+        private final AtomicLong autovacuumSleeping = new AtomicLong();
         private final Map<String, Long> engineByActivity = new ConcurrentHashMap<>();
         private final List<Thread> threads = new ArrayList<>();
         private volatile boolean running = true;
@@ -402,7 +431,8 @@ final class MaintenanceOverheadScenario implements Scenario {
 
         private void loop(BenchDatabase database, String schema) {
             try (Connection connection = database.jdbc(); PreparedStatement statement = connection.prepareStatement(
-                    "SELECT count(*) FILTER (WHERE backend_type = 'autovacuum worker' AND position(? in query) > 0),"
+                    "SELECT array_agg(coalesce(wait_event_type || '/' || wait_event, 'no wait event'))"
+                            + " FILTER (WHERE backend_type = 'autovacuum worker' AND position(? in query) > 0),"
                             + " array_agg(regexp_replace(left(regexp_replace(replace(query, ?, ''), '\\s+', ' ', 'g'),"
                             + " 50), '_[0-9]+', '_k', 'g') || ' | ' || coalesce(wait_event_type || '/' || wait_event,"
                             + " 'no wait event')) FILTER (WHERE application_name = ? AND state = 'active')"
@@ -414,7 +444,12 @@ final class MaintenanceOverheadScenario implements Scenario {
                 while (running) {
                     try (ResultSet rs = statement.executeQuery()) {
                         rs.next();
-                        autovacuum.addAndGet(rs.getLong(1));
+                        Array vacuums = rs.getArray(1);
+                        if (vacuums != null) {
+                            for (Object waitEvent : (Object[]) vacuums.getArray()) {
+                                (sleeping((String) waitEvent) ? autovacuumSleeping : autovacuum).incrementAndGet();
+                            }
+                        }
                         Array active = rs.getArray(2);
                         if (active != null) {
                             for (Object activity : (Object[]) active.getArray()) {
@@ -445,8 +480,26 @@ final class MaintenanceOverheadScenario implements Scenario {
             return engineByActivity.values().stream().mapToLong(Long::longValue).sum();
         }
 
+        /**
+         * Whether an autovacuum worker with this wait event sleeps: the cost-based delay ({@code VacuumDelay}) or the
+         * retries, every 50 ms for up to 5 s, for the lock that truncates its table's empty end
+         * ({@code VacuumTruncate}), which a table in use rarely grants.
+         *
+         * @param waitEvent {@code wait_event_type/wait_event}
+         * @return true for the two sleeps
+         */
+        static boolean sleeping(String waitEvent) {
+            return waitEvent.equals("Timeout/VacuumDelay") || waitEvent.equals("Timeout/VacuumTruncate");
+        }
+
+        /** Samples so far that found an autovacuum worker on one of the system's tables working, one per worker. */
         long autovacuum() {
             return autovacuum.get();
+        }
+
+        /** Samples so far that found one {@link #sleeping}. */
+        long autovacuumSleeping() {
+            return autovacuumSleeping.get();
         }
 
         /** Samples so far that found an engine session active, by statement and wait event. */

@@ -96,6 +96,9 @@ final class PruneCostScenario implements Scenario {
                     r -> r.bytesBefore() / Figures.MIB);
             add(report, caseName, "table+index bytes after", "MiB", awa, baseline, r -> r.bytesAfter() / Figures.MIB);
             add(report, caseName, "fixture fill time (not measured cost)", "s", awa, baseline, Reclaim::fillSeconds);
+            String dataDirectory = context.database().dataDirectory();
+            add(report, caseName, "file system: truncating one file of the table+index bytes before (ftruncate)", "ms",
+                    awa, baseline, r -> FileRelease.millis(dataDirectory, r.bytesBefore()));
             if (awa != null) {
                 report.add(caseName, "prune queue ring (TRUNCATE)", "ms", awa.step(0).millis(), Double.NaN);
                 report.add(caseName, "queue prune: gates and count hand-off", "ms", awa.queuePhases()[0], Double.NaN);
@@ -119,6 +122,13 @@ final class PruneCostScenario implements Scenario {
         report.note("the baseline's DELETE is its completion step, which awa-reactive replaces by appends (and a"
                 + " DELETE of a narrow lease row, not measured here); the rows 'without the baseline's DELETE'"
                 + " compare TRUNCATE with VACUUM alone");
+        report.note("file system: after each case, for each system, one file of its table+index bytes before is"
+                + " written and synced beside the data directory, on its file system, and truncated to zero; that"
+                + " truncate's time is what the file system charges for releasing those bytes, which a prune's COMMIT"
+                + " does to the files its TRUNCATE replaced (for awa-reactive nearly all its bytes before are"
+                + " reclaimed; for the baseline, whose reclaim releases no file, it is what releasing its table of the"
+                + " same jobs would cost); empty when the data directory is not on this machine or its parent is not"
+                + " writable");
         return report;
     }
 

@@ -46,6 +46,12 @@ final class CommandLineIntegrationTests {
                     .as(phase).isPositive();
             assertThat(Smoke.awa(row(directory, phase, "WAL per ring tick, whole cluster (insert position)")))
                     .as(phase).isNotNaN().isNotNegative();
+            for (String autovacuum : new String[] {"autovacuum time on the system's tables (sampled, sleeps left out)",
+                    "autovacuum sleeps on the system's tables (sampled: cost delay, truncate lock retries)"}) {
+                Map<String, String> both = row(directory, phase, autovacuum);
+                assertThat(Smoke.awa(both)).as(phase).isNotNaN().isNotNegative();
+                assertThat(Smoke.baseline(both)).as(phase).isNotNaN().isNotNegative();
+            }
         }
         assertThat(Smoke.baseline(Smoke.measuredByBoth(directory, "load", "throughput"))).isPositive();
         Smoke.saneSummary(directory);
