@@ -1,6 +1,5 @@
 package io.awareactive.benchmarks;
 
-import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -12,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,21 +63,20 @@ final class MaintenanceOverheadScenario implements Scenario {
         static Phase between(Snapshot from, Snapshot to) {
             double seconds = (to.nanos() - from.nanos()) / 1e9;
             long samples = to.activitySamples() - from.activitySamples();
-            // Sampled estimates: active sessions per sample on average, times the elapsed time.
-            double engineShare = samples == 0 ? Double.NaN
-                    : (double) (to.engineActiveSamples() - from.engineActiveSamples()) / samples;
-            double autovacuumShare = samples == 0 ? Double.NaN
-                    : (double) (to.autovacuumSamples() - from.autovacuumSamples()) / samples;
-            double autovacuumSleepShare = samples == 0 ? Double.NaN
-                    : (double) (to.autovacuumSleepSamples() - from.autovacuumSleepSamples()) / samples;
             return new Phase(seconds, to.statementMillis() - from.statementMillis(),
                     to.planMillis() - from.planMillis(), to.statementCalls() - from.statementCalls(),
                     (to.engineCpuNanos() - from.engineCpuNanos()) / 1e6,
                     (to.processCpuNanos() - from.processCpuNanos()) / 1e6, to.ringTicks() - from.ringTicks(),
-                    engineShare * seconds * 1000, autovacuumShare * seconds * 1000,
-                    autovacuumSleepShare * seconds * 1000,
+                    sampledMillis(to.engineActiveSamples() - from.engineActiveSamples(), samples, seconds),
+                    sampledMillis(to.autovacuumSamples() - from.autovacuumSamples(), samples, seconds),
+                    sampledMillis(to.autovacuumSleepSamples() - from.autovacuumSleepSamples(), samples, seconds),
                     to.completed() - from.completed(), to.walBytes() - from.walBytes(),
                     to.statementWalBytes() - from.statementWalBytes());
+        }
+
+        /** A sampled estimate: sessions found per sample on average, times the elapsed time. */
+        private static double sampledMillis(long found, long samples, double seconds) {
+            return samples == 0 ? Double.NaN : (double) found / samples * seconds * 1000;
         }
 
         double perSecond(double value) {
@@ -167,7 +167,7 @@ final class MaintenanceOverheadScenario implements Scenario {
     }
 
     private static void add(Report report, String caseName, String metric, String unit, Phase awa, Phase baseline,
-            java.util.function.ToDoubleFunction<Phase> figure) {
+            ToDoubleFunction<Phase> figure) {
         report.add(caseName, metric, unit, awa == null ? Double.NaN : figure.applyAsDouble(awa),
                 baseline == null ? Double.NaN : figure.applyAsDouble(baseline));
     }
@@ -180,10 +180,10 @@ final class MaintenanceOverheadScenario implements Scenario {
         system.startMaintenance(options.rotateInterval(name), options.lockTimeout()).block(Duration.ofMinutes(1));
         Workload<J> workload = new Workload<>(system, Workload.Settings.of(options));
         String[] phase = {"idle"};
+        Duration loadWarmup = loadWarmup(options.warmup(), options.rotateInterval(name));
         try (ActivitySampler activity = new ActivitySampler(context.database(), system.schema())) {
             context.log("maintenance-overhead / %s: %ss warm-up, idle %ss, %ss warm-up, load %ss", system.label(),
-                    options.warmup().toSeconds(), options.idle(name).toSeconds(),
-                    loadWarmup(options.warmup(), options.rotateInterval(name)).toSeconds(),
+                    options.warmup().toSeconds(), options.idle(name).toSeconds(), loadWarmup.toSeconds(),
                     options.duration(name).toSeconds());
             BenchContext.pause(options.warmup());
             Sampler sampler = new Sampler(context.database(), system, system.label(), "idle then load", workload,
@@ -197,7 +197,7 @@ final class MaintenanceOverheadScenario implements Scenario {
                     result.get("idle"));
             phase[0] = "warm-up";
             workload.start();
-            BenchContext.pause(loadWarmup(options.warmup(), options.rotateInterval(name)));
+            BenchContext.pause(loadWarmup);
             phase[0] = "load";
             Map<String, StatementUse> loadUseStart = byStatement(context.database());
             Map<String, Long> loadActivityStart = activity.engineByActivity();
@@ -226,8 +226,7 @@ final class MaintenanceOverheadScenario implements Scenario {
      * of the slots the idle phase left empty; the same for both systems.
      */
     static Duration loadWarmup(Duration warmup, Duration rotateInterval) {
-        int longestRing = Math.max(QueueStorageConfig.DEFAULT_QUEUE_SLOT_COUNT,
-                Math.max(QueueStorageConfig.DEFAULT_LEASE_SLOT_COUNT, QueueStorageConfig.DEFAULT_CLAIM_SLOT_COUNT));
+        int longestRing = Arrays.stream(Ring.values()).mapToInt(Ring::defaultSlotCount).max().orElseThrow();
         Duration lap = rotateInterval.multipliedBy(longestRing);
         return warmup.compareTo(lap) >= 0 ? warmup : lap;
     }

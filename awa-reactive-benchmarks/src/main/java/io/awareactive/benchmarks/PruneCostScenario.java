@@ -73,6 +73,7 @@ final class PruneCostScenario implements Scenario {
                 reclaim(context, system, WARMUP_ROWS, new Report(ScenarioName.PRUNE_COST), "warm-up");
             }
         }
+        String dataDirectory = context.database().dataDirectory();
         for (int rows : options.rows()) {
             String caseName = String.format(Locale.ROOT, "%,d finished jobs", rows);
             Reclaim awa = null;
@@ -96,7 +97,6 @@ final class PruneCostScenario implements Scenario {
                     r -> r.bytesBefore() / Figures.MIB);
             add(report, caseName, "table+index bytes after", "MiB", awa, baseline, r -> r.bytesAfter() / Figures.MIB);
             add(report, caseName, "fixture fill time (not measured cost)", "s", awa, baseline, Reclaim::fillSeconds);
-            String dataDirectory = context.database().dataDirectory();
             add(report, caseName, "file system: truncating one file of the table+index bytes before (ftruncate)", "ms",
                     awa, baseline, r -> FileRelease.millis(dataDirectory, r.bytesBefore()));
             if (awa != null) {
