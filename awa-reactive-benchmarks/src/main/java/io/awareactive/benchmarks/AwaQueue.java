@@ -140,7 +140,8 @@ final class AwaQueue implements QueueSystem<Job> {
             }
             LoopResources loops = LoopResources.create(THREAD_PREFIX + "-io", 1, true);
             PostgresqlConnectionFactory factory = database.maintenanceFactory(loops);
-            ConnectionPool maintenancePool = BenchDatabase.pool(factory, THREAD_PREFIX, 2);
+            // reactor-pool's default order: --pool-order is about the pool the producers and workers share.
+            ConnectionPool maintenancePool = BenchDatabase.pool(factory, THREAD_PREFIX, 2, false);
             Scheduler scheduler = Schedulers.newSingle(THREAD_PREFIX + "-loop", true);
             Scheduler outcomeScheduler = Schedulers.newSingle("awa-bench-outcomes", true);
             // Its own pool and lock timeout: the engine maintains a storage of its own over the same schema.

@@ -108,7 +108,7 @@ final class BenchContext {
                     if (!sessionSettings.isEmpty()) {
                         builder.options(sessionSettings);
                     }
-                }), "bench-" + label, size);
+                }), "bench-" + label, size, options.mostRecentlyUsedFirst());
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
             case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards(workers));
@@ -143,6 +143,7 @@ final class BenchContext {
         report.environment("database", database.database());
         report.environment("pg_stat_statements", Boolean.toString(database.pgStatStatements()));
         report.environment("data_directory_mount", DataDirectoryMount.describe(database.dataDirectory()));
+        report.environment("pool_order", options.mostRecentlyUsedFirst() ? "mru" : "lru");
         for (Map.Entry<String, String> setting : database.settings().entrySet()) {
             report.environment("pg." + setting.getKey(), setting.getValue());
         }

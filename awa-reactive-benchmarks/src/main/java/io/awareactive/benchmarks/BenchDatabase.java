@@ -151,13 +151,19 @@ final class BenchDatabase implements AutoCloseable {
         });
     }
 
-    /** A fixed-size r2dbc-pool over a factory: every connection is opened before the measurement starts. */
-    static ConnectionPool pool(io.r2dbc.spi.ConnectionFactory factory, String name, int size) {
+    /**
+     * A fixed-size r2dbc-pool over a factory: every connection is opened before the measurement starts. With
+     * {@code mostRecentlyUsedFirst} it hands out the most recently released idle connection first, else the least
+     * recently released one (reactor-pool's default).
+     */
+    static ConnectionPool pool(io.r2dbc.spi.ConnectionFactory factory, String name, int size,
+            boolean mostRecentlyUsedFirst) {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration.builder(factory)
                 .name(name)
                 .initialSize(size)
                 .maxSize(size)
                 .maxAcquireTime(Duration.ofSeconds(30))
+                .customizer(idle -> idle.idleResourceReuseOrder(!mostRecentlyUsedFirst))
                 .build());
         pool.warmup().block(Duration.ofSeconds(60));
         return pool;

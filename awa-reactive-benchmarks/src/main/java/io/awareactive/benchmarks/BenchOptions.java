@@ -47,6 +47,10 @@ final class BenchOptions {
                             + " transaction, batch = a claimed batch's completions in one, for both systems;"
                             + " throughput and pinned-horizon always run awa-reactive batched (completeAll) against"
                             + " both baselines, each ack and batched (DELETE ... = ANY($1))"),
+            new Flag("pool-order", "MODE", "mru",
+                    "which idle connection the pool the producers and workers share hands out next, for every"
+                            + " system: mru = the most recently released one (a few warm connections do the work),"
+                            + " lru = the least recently released one (the work spreads over every connection)"),
             new Flag("producers", "N", "1", "producer loops enqueueing batches while the backlog is below --backlog"),
             new Flag("claim-batch", "N", "10", "jobs per claim"),
             new Flag("enqueue-batch", "N", "50", "jobs per enqueue round trip"),
@@ -81,7 +85,6 @@ final class BenchOptions {
 
     private static final Set<String> SYSTEMS = Set.of("awa-reactive", "baseline");
     private static final Set<String> LOOKUP_MODES = Set.of("api", "parent");
-    private static final Set<String> ACK_MODES = Set.of("each", "batch");
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
 
     private final @Nullable ScenarioName scenario;
@@ -163,6 +166,7 @@ final class BenchOptions {
         jvmWarmup();
         workerCounts();
         batchedAcks();
+        mostRecentlyUsedFirst();
         producers();
         claimBatch();
         enqueueBatch();
@@ -272,11 +276,22 @@ final class BenchOptions {
 
     /** Whether a worker completes a claimed batch in one transaction ({@code --acks batch}). */
     boolean batchedAcks() {
-        String mode = values.getOrDefault("acks", "each");
-        if (!ACK_MODES.contains(mode)) {
-            throw new IllegalArgumentException("--acks must be each or batch, was " + mode);
+        return choice("acks", "each", "batch").equals("batch");
+    }
+
+    /** Whether the producers' and workers' pool hands out its most recently released idle connection first. */
+    boolean mostRecentlyUsedFirst() {
+        return choice("pool-order", "mru", "lru").equals("mru");
+    }
+
+    /** A flag that takes one of two words, {@code byDefault} when absent. */
+    private String choice(String name, String byDefault, String other) {
+        String value = values.getOrDefault(name, byDefault);
+        if (!value.equals(byDefault) && !value.equals(other)) {
+            throw new IllegalArgumentException("--" + name + " must be " + byDefault + " or " + other + ", was "
+                    + value);
         }
-        return mode.equals("batch");
+        return value;
     }
 
     int producers() {

@@ -182,6 +182,15 @@ final class BenchOptionsUnitTests {
         }
 
         @Test
+        void shouldHandOutTheMostRecentlyReleasedConnectionUnlessAskedToSpreadTheWork() {
+            assertThat(BenchOptions.parse("1").mostRecentlyUsedFirst()).isTrue();
+            assertThat(BenchOptions.parse("1", "--pool-order", "mru").mostRecentlyUsedFirst()).isTrue();
+            assertThat(BenchOptions.parse("1", "--pool-order", "lru").mostRecentlyUsedFirst()).isFalse();
+            assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--pool-order", "fifo"))
+                    .withMessage("--pool-order must be mru or lru, was fifo");
+        }
+
+        @Test
         void shouldListEveryScenarioAndFlagInTheHelp() {
             String usage = BenchOptions.usage();
             for (ScenarioName name : ScenarioName.values()) {

@@ -35,7 +35,8 @@ final class CommandLineIntegrationTests {
                 .anySatisfy(r -> assertThat(r).containsEntry("key", "pg.synchronous_commit")
                         .containsEntry("value", "on"))
                 .anySatisfy(r -> assertThat(r).containsEntry("key", "pg_stat_statements")
-                        .containsEntry("value", "true"));
+                        .containsEntry("value", "true"))
+                .anySatisfy(r -> assertThat(r).containsEntry("key", "pool_order").containsEntry("value", "mru"));
         for (String phase : new String[] {"idle", "load"}) {
             Map<String, String> statements = row(directory, phase, "engine DB time (pg_stat_statements)");
             assertThat(Smoke.awa(statements)).as(phase).isPositive();

@@ -284,7 +284,10 @@ public final class QueueStorageConfig {
 
         /**
          * The R2DBC connection factory for every operation; required. Pass an r2dbc-pool {@code ConnectionPool} in
-         * production. awa-reactive never sets session-level state on its connections.
+         * production, configured to hand out its most recently released idle connection first (reactor-pool's
+         * {@code idleResourceReuseMruOrder()}): each ring turn makes every connection that uses the reused slot replan
+         * its statements there, so the fewer connections take turns with the work, the fewer claims pay for it
+         * ({@code docs/operations.md}). awa-reactive never sets session-level state on its connections.
          *
          * @param connectionFactory the factory
          * @return this builder

@@ -37,6 +37,7 @@ public final class ReactorService {
         ConnectionPool pool = new ConnectionPool(ConnectionPoolConfiguration
                 .builder(ConnectionFactories.get(r2dbcUrl))   // r2dbc:postgresql://user:secret@host:5432/app
                 .maxSize(20)
+                .customizer(idle -> idle.idleResourceReuseMruOrder())  // warm connections first: see operations.md
                 .build());
         QueueStorage storage = QueueStorage.create(QueueStorageConfig.builder()
                 .connectionFactory(pool)

@@ -31,6 +31,7 @@ class ExampleDatabaseConfiguration {
                 .builder(ConnectionFactories.get(server.r2dbcUrl(server.database())))
                 .maxSize(10)
                 .maxAcquireTime(Duration.ofSeconds(10))
+                .customizer(idle -> idle.idleResourceReuseMruOrder())  // warm connections first: see operations.md
                 .build());
     }
 }
