@@ -143,7 +143,7 @@ final class BenchContext {
         report.environment("database", database.database());
         report.environment("pg_stat_statements", Boolean.toString(database.pgStatStatements()));
         report.environment("data_directory_mount", DataDirectoryMount.describe(database.dataDirectory()));
-        report.environment("pool_order", options.mostRecentlyUsedFirst() ? "mru" : "lru");
+        report.environment("pool_order", options.poolOrder());
         for (Map.Entry<String, String> setting : database.settings().entrySet()) {
             report.environment("pg." + setting.getKey(), setting.getValue());
         }

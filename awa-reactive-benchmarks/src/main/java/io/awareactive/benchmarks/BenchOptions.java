@@ -281,7 +281,12 @@ final class BenchOptions {
 
     /** Whether the producers' and workers' pool hands out its most recently released idle connection first. */
     boolean mostRecentlyUsedFirst() {
-        return choice("pool-order", "mru", "lru").equals("mru");
+        return poolOrder().equals("mru");
+    }
+
+    /** {@code --pool-order} as given: {@code mru} (the default) or {@code lru}. */
+    String poolOrder() {
+        return choice("pool-order", "mru", "lru");
     }
 
     /** A flag that takes one of two words, {@code byDefault} when absent. */
