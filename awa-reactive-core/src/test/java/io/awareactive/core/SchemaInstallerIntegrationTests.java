@@ -41,7 +41,7 @@ final class SchemaInstallerIntegrationTests {
 
         assertThat(db.query("SELECT version FROM \"" + schema + "\".awa_reactive_schema_version ORDER BY 1",
                 rs -> rs.getInt(1)))
-                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21);
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22);
         for (String family : List.of("ready_entries", "ready_segments", "ready_claim_ranges", "ready_tombstones",
                 "done_entries", "queue_terminal_count_deltas")) {
             assertThat(childCount(schema, family)).as(family).isEqualTo(4);
@@ -110,7 +110,7 @@ final class SchemaInstallerIntegrationTests {
         storage.verifyInstalled().block(WAIT);
 
         assertThat(tableCount(schema)).isEqualTo(tables);
-        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(21);
+        assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version")).isEqualTo(22);
         assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
     }
 
@@ -127,7 +127,7 @@ final class SchemaInstallerIntegrationTests {
                     second.install().subscribeOn(Schedulers.parallel())).block(WAIT);
 
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".awa_reactive_schema_version"))
-                    .isEqualTo(21);
+                    .isEqualTo(22);
             assertThat(childCount(schema, "ready_entries")).isEqualTo(4);
             assertThat(db.queryLong("SELECT count(*) FROM \"" + schema + "\".queue_ring_rotations")).isEqualTo(1);
         }

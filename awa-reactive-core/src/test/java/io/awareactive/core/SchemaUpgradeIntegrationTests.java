@@ -372,6 +372,8 @@ final class SchemaUpgradeIntegrationTests {
         assertThat(db.queryLong("SELECT sum(live) FROM " + s + "lease_tallies WHERE queue = 'mail'")).isEqualTo(3);
         assertThat(storage.counts("mail").block(WAIT).running()).isEqualTo(3);
         assertThat(storage.counts("other").block(WAIT).running()).isEqualTo(1);
+        assertThat(leased).extracting(job -> storage.status(job.id()).block(WAIT).state())
+                .containsOnly(JobState.RUNNING);
         assertThat(storage.heartbeat(leased).collectList().block(WAIT))
                 .containsExactlyInAnyOrderElementsOf(leased.stream().map(Job::id).toList());
 

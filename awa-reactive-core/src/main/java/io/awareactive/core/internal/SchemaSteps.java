@@ -50,7 +50,8 @@ public final class SchemaSteps {
             "V18__claim_runs_as_leases.sql",
             "V19__completions_as_run_closures.sql",
             "V20__claims_read_visited_lanes_only.sql",
-            "V21__whole_completions_answered_in_one_statement.sql");
+            "V21__whole_completions_answered_in_one_statement.sql",
+            "V22__job_lookups_planned_once_per_session.sql");
 
     private static final String FOLDER = "/io/awareactive/core/schema/";
     private static final Pattern FILE_NAME = Pattern.compile("V(\\d+)__([a-z0-9_]+)\\.sql");

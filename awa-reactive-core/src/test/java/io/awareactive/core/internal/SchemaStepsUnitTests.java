@@ -39,8 +39,8 @@ final class SchemaStepsUnitTests {
                     .containsExactlyInAnyOrderElementsOf(sqlFiles);
         }
         assertThat(SchemaSteps.all()).extracting(SchemaSteps.Step::version)
-                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21);
-        assertThat(SchemaSteps.latestVersion()).isEqualTo(21);
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22);
+        assertThat(SchemaSteps.latestVersion()).isEqualTo(22);
         assertThat(SchemaSteps.step(1).description()).isEqualTo("rings");
         assertThat(SchemaSteps.step(2).description()).isEqualTo("schema version checksums");
         assertThat(SchemaSteps.step(3).description()).isEqualTo("complete attempts");
