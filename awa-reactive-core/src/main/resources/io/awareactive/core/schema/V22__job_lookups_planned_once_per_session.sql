@@ -4,10 +4,9 @@
 -- locate_job finds a job through locate_ring_row, which probes the queue ring's named children newest slot first (a
 -- done row, then a live ready row), and, for a claimed ready row, claimed_attempt_state, which probes each lease slot
 -- for the run holding it. Up to step 21 both built every probe with format() and ran it with EXECUTE, so PostgreSQL
--- parsed and planned each probe on every call: about 2.7 plans and 0.7 ms per status read of a claimed or completed
--- job, and under 250 status reads a second the workers beside them lost more than half of their throughput
--- (docs/benchmarks.md, section 1ak). claimed_attempt_state also probed the lease slots in slot order, so a job claimed
--- into the newest lease slot cost up to one probe per slot.
+-- parsed and planned each probe on every call: about 2.7 plans and 0.7-0.9 ms of server time per status read of a
+-- claimed or completed job (docs/benchmarks.md, sections 1ak and 1al). claimed_attempt_state also probed the lease
+-- slots in slot order, so a job claimed into the newest lease slot cost up to one probe per slot.
 --
 -- From this step every probe is a static statement per slot, generated from the slot counts (as a claim's and a
 -- completion's are), chosen by a CASE on the slot and planned once per session, with generic plans and no sequential

@@ -61,6 +61,8 @@ final class SchemaStepsUnitTests {
         assertThat(SchemaSteps.step(18).description()).isEqualTo("claim runs as leases");
         assertThat(SchemaSteps.step(19).description()).isEqualTo("completions as run closures");
         assertThat(SchemaSteps.step(20).description()).isEqualTo("claims read visited lanes only");
+        assertThat(SchemaSteps.step(21).description()).isEqualTo("whole completions answered in one statement");
+        assertThat(SchemaSteps.step(22).description()).isEqualTo("job lookups planned once per session");
     }
 
     @Test
