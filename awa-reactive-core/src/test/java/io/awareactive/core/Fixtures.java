@@ -1,6 +1,9 @@
 package io.awareactive.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.awareactive.core.ring.PruneOutcome;
+import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
@@ -59,6 +62,19 @@ final class Fixtures {
         QueueStorage storage = QueueStorage.create(config(factory, schema, UnaryOperator.identity()));
         storage.install().block(Duration.ofSeconds(60));
         return storage;
+    }
+
+    /**
+     * Rotates {@code ring} and checks that it turned to {@code slot}.
+     *
+     * @param storage the storage
+     * @param ring the ring
+     * @param slot the slot the ring must now be in
+     * @param wait the longest wait for each call
+     */
+    static void rotated(QueueStorage storage, Ring ring, int slot, Duration wait) {
+        assertThat(storage.ringOperations().rotate(ring).block(wait)).isInstanceOf(RotateOutcome.Rotated.class);
+        assertThat(storage.ringOperations().cursor(ring).block(wait).slot()).isEqualTo(slot);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.awareactive.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awareactive.core.ring.PruneOutcome;
-import io.awareactive.core.ring.RotateOutcome;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -65,11 +64,6 @@ final class JobLookupIntegrationTests {
         return new Placed(available, cancelled, claimed.get(0), claimed.get(1), claimed.get(2));
     }
 
-    private void rotated(Ring ring, int slot) {
-        assertThat(storage.ringOperations().rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
-        assertThat(storage.ringOperations().cursor(ring).block(WAIT).slot()).isEqualTo(slot);
-    }
-
     private JobStatus status(long jobId) {
         return storage.status(jobId).block(WAIT);
     }
@@ -78,18 +72,18 @@ final class JobLookupIntegrationTests {
     void shouldTellTheStateOfJobsInEverySlotOfTheQueueAndLeaseRings() {
         List<Placed> placed = new ArrayList<>();
         placed.add(place(0, 0));
-        rotated(Ring.QUEUE, 1);
-        rotated(Ring.LEASE, 1);
+        Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
+        Fixtures.rotated(storage, Ring.LEASE, 1, WAIT);
         placed.add(place(1, 1));
-        rotated(Ring.QUEUE, 2);
-        rotated(Ring.LEASE, 2);
+        Fixtures.rotated(storage, Ring.QUEUE, 2, WAIT);
+        Fixtures.rotated(storage, Ring.LEASE, 2, WAIT);
         placed.add(place(2, 2));
         // Lease slot 0 pruned and current again: the first slot's runs are gone, and the lease slots are searched
         // from 0 back round to 2 and 1.
         assertThat(storage.complete(placed.get(0).running()).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);
         assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.LEASE, WAIT)).isInstanceOf(PruneOutcome.Pruned.class);
-        rotated(Ring.QUEUE, 3);
-        rotated(Ring.LEASE, 0);
+        Fixtures.rotated(storage, Ring.QUEUE, 3, WAIT);
+        Fixtures.rotated(storage, Ring.LEASE, 0, WAIT);
         placed.add(place(3, 0));
 
         for (int slot = 0; slot < placed.size(); slot++) {

@@ -58,20 +58,15 @@ final class RingPlacementIntegrationTests {
         return storage.claim("q", 10, "w").map(Job::id).collectList().block(WAIT);
     }
 
-    private void rotated(Ring ring, int slot) {
-        assertThat(storage.ringOperations().rotate(ring).block(WAIT)).isInstanceOf(RotateOutcome.Rotated.class);
-        assertThat(storage.ringOperations().cursor(ring).block(WAIT).slot()).isEqualTo(slot);
-    }
-
     @Test
     void shouldPlaceEveryRowInItsRingSlot() {
         long a = storage.enqueue(JobRequest.of("q", "a", "{}")).block(WAIT);
         assertThat(count("SELECT count(*) FROM {s}.ready_entries_0 WHERE job_id = " + a)).isEqualTo(1);
-        rotated(Ring.QUEUE, 1);
+        Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
         Job jobA = claimOne();
         assertThat(jobA.readySlot()).isZero();
         assertThat(count("SELECT count(*) FROM {s}.ready_claim_ranges_0")).isEqualTo(1);
-        rotated(Ring.LEASE, 1);
+        Fixtures.rotated(storage, Ring.LEASE, 1, WAIT);
         // Since schema step 7 a claim writes nothing into the claim ring: its current slot is empty, so it stays.
         assertThat(storage.ringOperations().rotate(Ring.CLAIM).block(WAIT))
                 .isInstanceOf(RotateOutcome.SkippedIdle.class);
@@ -96,14 +91,14 @@ final class RingPlacementIntegrationTests {
         assertThat(count("SELECT count(*) FROM {s}.deferred_jobs WHERE job_id = " + b + " AND attempt = 2"))
                 .isEqualTo(1);
         assertThat(count(OPEN_ATTEMPTS)).isZero();
-        rotated(Ring.QUEUE, 2);
+        Fixtures.rotated(storage, Ring.QUEUE, 2, WAIT);
         await().atMost(WAIT).until(() -> storage.ringOperations().promote(10).block(WAIT) == 1);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_2 WHERE job_id = " + b)).isEqualTo(2);
 
         // Release: a ready row with the SAME attempt in the current slot.
         Job second = claimOne();
         assertThat(second.attempt()).isEqualTo(2);
-        rotated(Ring.QUEUE, 3);
+        Fixtures.rotated(storage, Ring.QUEUE, 3, WAIT);
         assertThat(storage.release(second).block(WAIT)).isEqualTo(AttemptResult.RELEASED);
         assertThat(count("SELECT attempt FROM {s}.ready_entries_3 WHERE job_id = " + b)).isEqualTo(2);
         assertThat(count(OPEN_ATTEMPTS)).isZero();
@@ -329,7 +324,7 @@ final class RingPlacementIntegrationTests {
         long a = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         io.r2dbc.spi.Connection caller = snapshotBeforeTheNextRotation();
         try {
-            rotated(Ring.QUEUE, 1);
+            Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
             long b = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
             enqueueAndRollBack();
             long d = storage.enqueue(caller, JobRequest.of("q", "k", "{}")).block(WAIT);
@@ -360,11 +355,11 @@ final class RingPlacementIntegrationTests {
         assertThat(claimIds()).isEmpty();
         io.r2dbc.spi.Connection caller = snapshotBeforeTheNextRotation();
         try {
-            rotated(Ring.QUEUE, 1);
-            rotated(Ring.QUEUE, 2);
-            rotated(Ring.QUEUE, 3);
+            Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
+            Fixtures.rotated(storage, Ring.QUEUE, 2, WAIT);
+            Fixtures.rotated(storage, Ring.QUEUE, 3, WAIT);
             // The lease slot holding the finished run goes first: a queue slot outlives the claimed runs of its rows.
-            rotated(Ring.LEASE, 1);
+            Fixtures.rotated(storage, Ring.LEASE, 1, WAIT);
             assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.LEASE, WAIT))
                     .isInstanceOf(PruneOutcome.Pruned.class);
             assertThat(Fixtures.pruneUntilNotBlocked(storage, Ring.QUEUE, WAIT))
@@ -376,7 +371,7 @@ final class RingPlacementIntegrationTests {
             // The newest generation the ring has certainly committed, or the one before it.
             assertThat(db.query("SELECT ready_slot || '/' || ready_generation FROM \"" + schema
                     + "\".ready_entries WHERE job_id = " + late, rs -> rs.getString(1))).containsAnyOf("2/2", "3/3");
-            rotated(Ring.QUEUE, 0);
+            Fixtures.rotated(storage, Ring.QUEUE, 0, WAIT);
             assertThat(claimIds()).containsExactly(late);
         } finally {
             Mono.from(caller.close()).block(WAIT);
@@ -409,7 +404,7 @@ final class RingPlacementIntegrationTests {
         io.r2dbc.spi.Connection older = snapshotBeforeTheNextRotation();
         io.r2dbc.spi.Connection inSlot1 = Mono.from(db.connectionFactory().create()).block(WAIT);
         try {
-            rotated(Ring.QUEUE, 1);
+            Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
             long b = storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
             assertThat(claimIds()).containsExactly(b);
             assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
@@ -449,7 +444,7 @@ final class RingPlacementIntegrationTests {
         assertThat(storage.completeAll(storage.claim("q", 10, "w").collectList().block(WAIT)).block(WAIT))
                 .containsOnly(AttemptResult.COMPLETED);
         assertThat(storage.claim("q", 10, "w").collectList().block(WAIT)).isEmpty();
-        rotated(Ring.QUEUE, 1);
+        Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
         List<Long> second = storage.enqueueAll(Flux.range(0, 2).map(i -> JobRequest.of("q", "k", "{}")))
                 .collectList().block(WAIT);
         String s = "\"" + schema + "\".";
@@ -488,8 +483,8 @@ final class RingPlacementIntegrationTests {
             throws Exception {
         assertThat(storage.completeAll(List.of(enqueueAndClaimOne())).block(WAIT))
                 .containsOnly(AttemptResult.COMPLETED);
-        rotated(Ring.QUEUE, 1);
-        rotated(Ring.QUEUE, 2);
+        Fixtures.rotated(storage, Ring.QUEUE, 1, WAIT);
+        Fixtures.rotated(storage, Ring.QUEUE, 2, WAIT);
         Job newest = enqueueAndClaimOne();
         assertThat(newest.readySlot()).isEqualTo(2);
         assertThat(storage.complete(newest).block(WAIT)).isEqualTo(AttemptResult.COMPLETED);

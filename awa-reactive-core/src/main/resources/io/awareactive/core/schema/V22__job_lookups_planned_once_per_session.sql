@@ -92,24 +92,18 @@ LANGUAGE plpgsql SET search_path = {{schema}}, pg_temp SET enable_seqscan = off
 DECLARE
     v_newest int;
     v_k int;
-    v_run_id bigint;
-    v_not_ended boolean;
-    v_closed boolean;
-    v_leased boolean;
+    v_state text;
 BEGIN
     SELECT r.slot INTO v_newest FROM lease_ring_rotations r ORDER BY r.generation DESC LIMIT 1;
     FOR v_age IN 0 .. {{lease_slot_count}} - 1 LOOP
         v_k := (v_newest - v_age + {{lease_slot_count}}) % {{lease_slot_count}};
-        -- The lane's run at or below the position, if it holds the job there; else whether an attempt claimed
-        -- before step 18 holds a lease of the job in this slot.
+        -- The state from the lane's run at or below the position, if it holds the job there; else 'running' when an
+        -- attempt claimed before step 18 holds a lease of the job in this slot; else NULL.
         CASE v_k
             @attempt_in_slot@
         END CASE;
-        IF v_run_id IS NOT NULL THEN
-            RETURN CASE WHEN v_closed THEN 'completed' WHEN v_not_ended THEN 'running' ELSE 'ended' END;
-        END IF;
-        IF v_leased THEN
-            RETURN 'running';
+        IF v_state IS NOT NULL THEN
+            RETURN v_state;
         END IF;
     END LOOP;
     RETURN 'gone';
@@ -117,9 +111,9 @@ END
 $fn$;
 $template$,
         '@attempt_in_slot@', {{schema}}.slot_cases(v_lease_slots,
-            'SELECT a.run_id, a.not_ended, a.closed, CASE WHEN a.run_id IS NULL THEN EXISTS (SELECT FROM leases_%s l'
-            || ' WHERE l.lease_slot = %s AND l.job_id = p_job_id) END'
-            || ' INTO v_run_id, v_not_ended, v_closed, v_leased'
+            'SELECT CASE WHEN a.closed THEN ''completed'' WHEN a.not_ended THEN ''running'''
+            || ' WHEN a.run_id IS NOT NULL THEN ''ended'' WHEN EXISTS (SELECT FROM leases_%s l'
+            || ' WHERE l.lease_slot = %s AND l.job_id = p_job_id) THEN ''running'' END INTO v_state'
             || ' FROM (SELECT) AS one LEFT JOIN LATERAL (SELECT r.run_id, x.i <> ALL (r.ended) AS not_ended,'
             || ' EXISTS (SELECT FROM lease_run_closures_%s c WHERE c.lease_slot = r.lease_slot'
             || ' AND c.run_id = r.run_id AND x.i = ANY (c.places)) AS closed'
