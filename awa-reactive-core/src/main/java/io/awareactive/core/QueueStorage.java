@@ -577,11 +577,12 @@ public final class QueueStorage {
      * minus tombstones past the cursor (approximate while work is in flight), running from the lease tallies (open
      * attempts), scheduled from the deferred table, terminal counts exactly from the count tables.
      *
-     * <p>The statement probes, per lane, the claim-range, segment and tombstone children of every queue slot, and
-     * the count-delta children: index reads, but it locks every one of those children while it runs, and a queue
-     * prune that finds its slot's children locked is blocked until its next tick. Poll it for dashboards (a few
-     * calls a second at most), not per job: at about 190 calls a second against a ring turning every 250 ms, five
-     * prunes in six were blocked (docs/operations.md, "Polling counts").
+     * <p>The statement probes, per lane, the claim-range, segment and tombstone children of every queue slot by
+     * index, and sums the count deltas not yet folded (one per completion statement, so its time grows with the
+     * completions of the last ring lap). It locks every one of those children while it runs, and a queue prune that
+     * finds its slot's children locked is blocked until its next tick. Poll it for dashboards (a few calls a second
+     * at most), not per job: at about 190 calls a second against a ring turning every 250 ms, five prunes in six
+     * were blocked (docs/operations.md, "Polling counts").
      *
      * @param queue the queue
      * @return the counts (zeros for an unknown queue)

@@ -351,6 +351,31 @@ final class PruneGatesIntegrationTests {
     }
 
     @Test
+    void shouldHandOffTheSlotsCountsPerQueuePriorityAndStateExactly() {
+        targetSlotZero();
+        String deltas = rows.t("queue_terminal_count_deltas_0");
+        String live = rows.t("queue_terminal_live_counts");
+        // Deltas of several sizes in every group, a group with only a folded count, and another slot's folded count.
+        db.execute("INSERT INTO " + deltas + " (ready_slot, ready_generation, queue, priority, state, delta)"
+                        + " SELECT 0, 0, q, p, s, d FROM unnest(ARRAY['a', 'b']) q, unnest(ARRAY[1, 2]::smallint[]) p,"
+                        + " unnest(ARRAY['completed', 'failed']) s, unnest(ARRAY[1, 3, 7]) d",
+                "INSERT INTO " + deltas + " (ready_slot, ready_generation, queue, priority, state, delta)"
+                        + " VALUES (0, 0, 'a', 1, 'completed', 100)",
+                "INSERT INTO " + live + " (ready_slot, queue, priority, state, count) VALUES"
+                        + " (0, 'a', 1, 'completed', 1000), (0, 'b', 2, 'cancelled', 5), (1, 'a', 1, 'completed', 9)");
+
+        assertThat(prune(Ring.QUEUE)).isInstanceOf(Pruned.class);
+
+        List<String> handedOff = db.query("SELECT queue || ' ' || priority || ' ' || state || ' ' || count FROM "
+                + rows.t("queue_terminal_rollup_deltas") + " ORDER BY 1", rs -> rs.getString(1));
+        assertThat(handedOff).containsExactly("a 1 completed 1111", "a 1 failed 11", "a 2 completed 11",
+                "a 2 failed 11", "b 1 completed 11", "b 1 failed 11", "b 2 cancelled 5", "b 2 completed 11",
+                "b 2 failed 11");
+        assertThat(db.query("SELECT ready_slot || ' ' || count FROM " + live, rs -> rs.getString(1)))
+                .containsExactly("1 9");
+    }
+
+    @Test
     void shouldCountASealedLeaseSlotFromItsTalliesWithoutReadingItsLeases() throws Exception {
         storage.enqueue(JobRequest.of("q", "k", "{}")).block(WAIT);
         Job job = storage.claim("q", 1, "w").blockFirst(WAIT);

@@ -270,6 +270,10 @@ public final class Pruner {
      * count deltas not yet folded (which leave with the truncate). Every writer of a done row writes its count delta
      * in the same transaction and slot, and the rollup moves deltas into folded counts in one transaction, so these
      * two sum to the slot's done rows without reading them: O(queues x states + unfolded deltas).
+     *
+     * <p>The deltas are summed straight from the child, before the union with the folded counts: one delta per
+     * completion statement makes them the bulk of the rows, and grouping them where they are scanned is the cheaper
+     * order (100,000 deltas: 22.5-24.3 ms against 27.0-30.9 ms after the union; docs/benchmarks.md section 1am).
      */
     private Mono<Void> handOffCounts(Connection c, Ring ring, int k) {
         if (ring != Ring.QUEUE) {
@@ -280,8 +284,9 @@ public final class Pruner {
                         + " INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_ROLLUP_DELTAS)
                         + " (queue, priority, state, count) SELECT queue, priority, state, sum(n) FROM ("
                         + "SELECT queue, priority, state, count AS n FROM folded UNION ALL"
-                        + " SELECT queue, priority, state, delta FROM "
-                        + schema.child(Table.QUEUE_TERMINAL_COUNT_DELTAS, k) + ") x GROUP BY queue, priority, state", k)
+                        + " SELECT queue, priority, state, sum(delta) FROM "
+                        + schema.child(Table.QUEUE_TERMINAL_COUNT_DELTAS, k) + " GROUP BY queue, priority, state)"
+                        + " x GROUP BY queue, priority, state", k)
                 .then();
     }
 
