@@ -45,6 +45,7 @@ final class AwaQueue implements QueueSystem<Job> {
     private final PruneStats pruneStats = new PruneStats();
     private final String parentLookupSql;
     private final int enqueueShards;
+    private final Duration rollupInterval;
     private @Nullable Engine engine;
 
     /** A running engine and what it runs on. */
@@ -52,9 +53,11 @@ final class AwaQueue implements QueueSystem<Job> {
             Scheduler outcomeScheduler, Disposable outcomes) {
     }
 
-    AwaQueue(BenchDatabase database, String schema, ConnectionPool pool, String payload, int enqueueShards) {
+    AwaQueue(BenchDatabase database, String schema, ConnectionPool pool, String payload, int enqueueShards,
+            Duration rollupInterval) {
         this.database = database;
         this.enqueueShards = enqueueShards;
+        this.rollupInterval = rollupInterval;
         this.schema = schema;
         this.pool = pool;
         this.payload = payload;
@@ -152,6 +155,7 @@ final class AwaQueue implements QueueSystem<Job> {
                     .task(MaintenanceTask.RING_QUEUE, t -> t.interval(rotateInterval))
                     .task(MaintenanceTask.RING_LEASE, t -> t.interval(rotateInterval))
                     .task(MaintenanceTask.RING_CLAIM, t -> t.interval(rotateInterval))
+                    .task(MaintenanceTask.ROLLUP, t -> t.interval(rollupInterval))
                     .scheduler(scheduler)
                     .outcomeScheduler(outcomeScheduler)
                     .build());

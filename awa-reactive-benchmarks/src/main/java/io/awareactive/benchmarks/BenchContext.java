@@ -111,7 +111,8 @@ final class BenchContext {
                 }), "bench-" + label, size, options.mostRecentlyUsedFirst());
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
-            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards(workers));
+            case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards(workers),
+                    options.rollupInterval());
             default -> throw new IllegalArgumentException("unknown system " + label);
         };
     }

@@ -61,6 +61,9 @@ final class BenchOptions {
             new Flag("sample-interval", "D", "1s", "time-series resolution (jobs/s, latency, bytes, dead tuples)"),
             new Flag("rotate-interval", "D", "1s (lookup-pressure: 250ms)", "awa-reactive ring rotate/prune interval"),
             new Flag("lock-timeout", "D", "10ms", "awa-reactive prune lock timeout (all scenarios but claim-latency)"),
+            new Flag("rollup-interval", "D", "30s (the library's default)",
+                    "awa-reactive: interval of the engine's terminal-count rollup, which folds sealed queue slots'"
+                            + " count deltas (at most 4 slots a tick)"),
             new Flag("lock-timeouts", "LIST", "10ms,100ms,1s", "claim-latency: prune lock timeouts to compare"),
             new Flag("readers", "N", "2", "claim-latency: contending reader sessions in the 'with readers' cases"),
             new Flag("reader-hold", "D", "20ms", "claim-latency: how long each reader transaction holds its lock"),
@@ -178,6 +181,7 @@ final class BenchOptions {
             positiveDuration("rotate-interval");
         }
         lockTimeout();
+        rollupInterval();
         lockTimeouts();
         readers();
         readerHold();
@@ -345,6 +349,10 @@ final class BenchOptions {
 
     Duration lockTimeout() {
         return duration("lock-timeout", "10ms", false);
+    }
+
+    Duration rollupInterval() {
+        return duration("rollup-interval", "30s", false);
     }
 
     List<Duration> lockTimeouts() {

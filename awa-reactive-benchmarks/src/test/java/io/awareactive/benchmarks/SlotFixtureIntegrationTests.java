@@ -79,6 +79,6 @@ final class SlotFixtureIntegrationTests {
 
     private static AwaQueue open(BenchDatabase database, String schema) {
         return new AwaQueue(database, schema, BenchDatabase.pool(database.connectionFactory("awa-bench-test"),
-                "fixture-test", 2, false), Payload.json(256), 1);
+                "fixture-test", 2, false), Payload.json(256), 1, Duration.ofSeconds(30));
     }
 }
