@@ -1,5 +1,6 @@
 package io.awareactive.benchmarks;
 
+import io.awareactive.maintenance.MaintenanceTask;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -351,8 +352,10 @@ final class BenchOptions {
         return duration("lock-timeout", "10ms", false);
     }
 
+    /** The flag's value, else the library's own default (the engine is then configured as a user's would be). */
     Duration rollupInterval() {
-        return duration("rollup-interval", "30s", false);
+        return values.containsKey("rollup-interval") ? positiveDuration("rollup-interval")
+                : MaintenanceTask.ROLLUP.defaults().interval();
     }
 
     List<Duration> lockTimeouts() {

@@ -6,6 +6,7 @@ import io.awareactive.core.Job;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.ring.RotateOutcome;
+import io.awareactive.maintenance.MaintenanceTask;
 import io.awareactive.testkit.AwaPostgresTest;
 import io.awareactive.testkit.TestDatabase;
 import java.time.Duration;
@@ -79,6 +80,7 @@ final class SlotFixtureIntegrationTests {
 
     private static AwaQueue open(BenchDatabase database, String schema) {
         return new AwaQueue(database, schema, BenchDatabase.pool(database.connectionFactory("awa-bench-test"),
-                "fixture-test", 2, false), Payload.json(256), 1, Duration.ofSeconds(30));
+                "fixture-test", 2, false), Payload.json(256), 1,
+                MaintenanceTask.ROLLUP.defaults().interval());
     }
 }
