@@ -121,19 +121,24 @@ public final class TerminalRollup {
                 row -> Db.get(row, 0, Boolean.class), mvccPinMinAge.toMillis(), mvccPinMinXids);
     }
 
-    /** Steps 4–5: lock the delta child (timed), sum, upsert into live counts, truncate the delta child. */
+    /**
+     * Steps 4–5: lock the delta child (timed), sum it into live counts in one statement that also counts its rows (one
+     * scan of the child), and truncate it unless it was empty.
+     */
     private Mono<RollupOutcome> fold(Connection c, SealedSlot slot) {
         int k = slot.slot();
         return Db.execute(c, "LOCK TABLE " + deltas(k) + " IN ACCESS EXCLUSIVE MODE")
-                .then(Db.queryOne(c, "SELECT count(*) FROM " + deltas(k), row -> Db.get(row, 0, Long.class)))
+                .then(Db.queryOne(c, "WITH sums AS (SELECT queue, priority, state, sum(delta) AS count,"
+                                + " count(*) AS rows FROM " + deltas(k) + " GROUP BY queue, priority, state),"
+                                + " folded AS (INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
+                                + " AS l (ready_slot, queue, priority, state, count)"
+                                + " SELECT $1, queue, priority, state, count FROM sums"
+                                + " ON CONFLICT (ready_slot, queue, priority, state)"
+                                + " DO UPDATE SET count = l.count + EXCLUDED.count)"
+                                + " SELECT coalesce(sum(rows), 0)::bigint FROM sums",
+                        row -> Db.get(row, 0, Long.class), k))
                 .flatMap(rows -> rows == 0 ? Mono.<RollupOutcome>just(new RollupOutcome.Empty(k))
-                        : Db.update(c, "INSERT INTO " + schema.table(Table.QUEUE_TERMINAL_LIVE_COUNTS)
-                                        + " AS l (ready_slot, queue, priority, state, count)"
-                                        + " SELECT $1, queue, priority, state, sum(delta) FROM " + deltas(k)
-                                        + " GROUP BY queue, priority, state"
-                                        + " ON CONFLICT (ready_slot, queue, priority, state)"
-                                        + " DO UPDATE SET count = l.count + EXCLUDED.count", k)
-                                .then(Db.execute(c, "TRUNCATE " + deltas(k)))
+                        : Db.execute(c, "TRUNCATE " + deltas(k))
                                 .thenReturn(new RollupOutcome.Rolled(k, slot.generation(), rows)));
     }
 
