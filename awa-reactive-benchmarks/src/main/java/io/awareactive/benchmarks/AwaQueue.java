@@ -54,14 +54,15 @@ final class AwaQueue implements QueueSystem<Job> {
     }
 
     AwaQueue(BenchDatabase database, String schema, ConnectionPool pool, String payload, int enqueueShards,
-            Duration rollupInterval) {
+            Duration rollupInterval, int statementsInFlight) {
         this.database = database;
         this.enqueueShards = enqueueShards;
         this.rollupInterval = rollupInterval;
         this.schema = schema;
         this.pool = pool;
         this.payload = payload;
-        this.config = QueueStorageConfig.builder().connectionFactory(pool).schema(schema).build();
+        this.config = QueueStorageConfig.builder().connectionFactory(pool).schema(schema)
+                .maxStatementsInFlight(statementsInFlight).build();
         this.storage = QueueStorage.create(config);
         String s = "\"" + schema + "\"";
         // The design's worst case (§6.2): a job-by-id read of the ring parents locks every child of both families.

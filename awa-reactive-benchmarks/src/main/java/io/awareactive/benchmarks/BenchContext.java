@@ -112,7 +112,7 @@ final class BenchContext {
         return switch (label) {
             case BaselineQueue.LABEL -> new BaselineQueue(schema, pool, payload);
             case AwaQueue.LABEL -> new AwaQueue(database, schema, pool, payload, options.enqueueShards(workers),
-                    options.rollupInterval());
+                    options.rollupInterval(), options.statementsInFlight());
             default -> throw new IllegalArgumentException("unknown system " + label);
         };
     }

@@ -1,5 +1,6 @@
 package io.awareactive.benchmarks;
 
+import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.maintenance.MaintenanceTask;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,6 +66,9 @@ final class BenchOptions {
             new Flag("rollup-interval", "D", "30s (the library's default)",
                     "awa-reactive: interval of the engine's terminal-count rollup, which folds sealed queue slots'"
                             + " count deltas (at most 4 slots a tick)"),
+            new Flag("statements-in-flight", "N", "1 (the library's default)",
+                    "awa-reactive: maxStatementsInFlight, the claim statements per queue and completion statements"
+                            + " that run at once; calls that wait share the next"),
             new Flag("lock-timeouts", "LIST", "10ms,100ms,1s", "claim-latency: prune lock timeouts to compare"),
             new Flag("readers", "N", "2", "claim-latency: contending reader sessions in the 'with readers' cases"),
             new Flag("reader-hold", "D", "20ms", "claim-latency: how long each reader transaction holds its lock"),
@@ -183,6 +187,7 @@ final class BenchOptions {
         }
         lockTimeout();
         rollupInterval();
+        statementsInFlight();
         lockTimeouts();
         readers();
         readerHold();
@@ -356,6 +361,11 @@ final class BenchOptions {
     Duration rollupInterval() {
         return values.containsKey("rollup-interval") ? positiveDuration("rollup-interval")
                 : MaintenanceTask.ROLLUP.defaults().interval();
+    }
+
+    /** The flag's value, else the library's own default (the storage is then configured as a user's would be). */
+    int statementsInFlight() {
+        return positiveInt("statements-in-flight", QueueStorageConfig.DEFAULT_MAX_STATEMENTS_IN_FLIGHT);
     }
 
     List<Duration> lockTimeouts() {

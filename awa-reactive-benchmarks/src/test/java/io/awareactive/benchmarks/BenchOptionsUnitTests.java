@@ -81,6 +81,8 @@ final class BenchOptionsUnitTests {
             assertThat(options.rollupInterval()).isEqualTo(Duration.ofSeconds(30));
             assertThat(BenchOptions.parse("1", "--rollup-interval", "2s").rollupInterval())
                     .isEqualTo(Duration.ofSeconds(2));
+            assertThat(options.statementsInFlight()).isEqualTo(1);
+            assertThat(BenchOptions.parse("1", "--statements-in-flight", "2").statementsInFlight()).isEqualTo(2);
             assertThat(options.lockTimeouts()).containsExactly(Duration.ofMillis(10), Duration.ofMillis(100),
                     Duration.ofSeconds(1));
             assertThat(options.rows()).containsExactly(10_000, 100_000, 1_000_000);
@@ -149,6 +151,9 @@ final class BenchOptionsUnitTests {
                     .withMessage("--duration must be a positive duration like 500ms, 30s or 2m, was soon");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--rollup-interval", "0s"))
                     .withMessage("--rollup-interval must be a positive duration like 500ms, 30s or 2m, was 0s");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> BenchOptions.parse("1", "--statements-in-flight", "0"))
+                    .withMessage("--statements-in-flight must be a positive integer, was 0");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--warmup", "-1s"))
                     .withMessage("--warmup must be a duration like 500ms, 30s or 2m, was -1s");
             assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("1", "--jvm-warmup", "later"))

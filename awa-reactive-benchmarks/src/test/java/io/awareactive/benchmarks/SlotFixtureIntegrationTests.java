@@ -3,6 +3,7 @@ package io.awareactive.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.awareactive.core.Job;
+import io.awareactive.core.QueueStorageConfig;
 import io.awareactive.core.Ring;
 import io.awareactive.core.ring.PruneOutcome;
 import io.awareactive.core.ring.RotateOutcome;
@@ -81,6 +82,6 @@ final class SlotFixtureIntegrationTests {
     private static AwaQueue open(BenchDatabase database, String schema) {
         return new AwaQueue(database, schema, BenchDatabase.pool(database.connectionFactory("awa-bench-test"),
                 "fixture-test", 2, false), Payload.json(256), 1,
-                MaintenanceTask.ROLLUP.defaults().interval());
+                MaintenanceTask.ROLLUP.defaults().interval(), QueueStorageConfig.DEFAULT_MAX_STATEMENTS_IN_FLIGHT);
     }
 }

@@ -47,7 +47,7 @@ public final class QueueStorageConfig {
     /** Default retention of terminally failed jobs in the dead-letter table. */
     public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofHours(72);
     /** Default of the most claim statements per queue, and completion statements, one storage runs at once. */
-    public static final int DEFAULT_MAX_STATEMENTS_IN_FLIGHT = 2;
+    public static final int DEFAULT_MAX_STATEMENTS_IN_FLIGHT = 1;
 
     private final ConnectionFactory connectionFactory;
     private final String schema;
@@ -483,7 +483,7 @@ public final class QueueStorageConfig {
          * ({@link QueueStorage#complete(Job)}, {@link QueueStorage#completeAll(java.util.Collection)} and workers'
          * group commits) wait and share the same way, up to 1,000 attempts per statement. Fewer statements mean fewer
          * round trips and commits, and fewer claims that find nothing when workers outpace producers; more mean less
-         * waiting. Defaults to 2; must be at least 1.
+         * waiting, and calls that go on beside a statement that stalls. Defaults to 1; must be at least 1.
          *
          * @param statements the limit
          * @return this builder

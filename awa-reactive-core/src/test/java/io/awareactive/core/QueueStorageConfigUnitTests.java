@@ -40,7 +40,7 @@ final class QueueStorageConfigUnitTests {
         assertThat(config.leaseStaleAfter()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.maxArgsBytes()).isEqualTo(1024 * 1024);
         assertThat(config.deadLetterRetention()).isEqualTo(Duration.ofHours(72));
-        assertThat(config.maxStatementsInFlight()).isEqualTo(2);
+        assertThat(config.maxStatementsInFlight()).isEqualTo(1);
         assertThat(config.mutate().maxStatementsInFlight(5).build().mutate().build().maxStatementsInFlight())
                 .isEqualTo(5);
     }

@@ -208,7 +208,7 @@ public class AwaProperties {
         private int maxArgsBytes = QueueStorageConfig.DEFAULT_MAX_ARGS_BYTES;
         /** How long failed jobs stay in the dead-letter table. Defaults to 72h */
         private Duration deadLetterRetention = QueueStorageConfig.DEFAULT_DEAD_LETTER_RETENTION;
-        /** Claim statements per queue, and completion statements, running at once. Defaults to 2 */
+        /** Claim statements per queue, and completion statements, running at once. Defaults to 1 */
         private int maxStatementsInFlight = QueueStorageConfig.DEFAULT_MAX_STATEMENTS_IN_FLIGHT;
 
         /**
@@ -429,7 +429,7 @@ public class AwaProperties {
 
         /**
          * Most claim statements per queue, and completion statements, running at once; more calls wait and share
-         * one. Defaults to 2.
+         * one. Defaults to 1.
          *
          * @return the value
          */
@@ -439,7 +439,7 @@ public class AwaProperties {
 
         /**
          * Sets: most claim statements per queue, and completion statements, running at once; more calls wait and
-         * share one. Defaults to 2.
+         * share one. Defaults to 1.
          *
          * @param maxStatementsInFlight the value
          */
