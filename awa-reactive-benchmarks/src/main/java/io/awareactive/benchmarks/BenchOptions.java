@@ -66,7 +66,8 @@ final class BenchOptions {
             new Flag("rollup-interval", "D", "30s (the library's default)",
                     "awa-reactive: interval of the engine's terminal-count rollup, which folds sealed queue slots'"
                             + " count deltas (at most 4 slots a tick)"),
-            new Flag("statements-in-flight", "N", "1 (the library's default)",
+            new Flag("statements-in-flight", "N",
+                    QueueStorageConfig.DEFAULT_MAX_STATEMENTS_IN_FLIGHT + " (the library's default)",
                     "awa-reactive: maxStatementsInFlight, the claim statements per queue and completion statements"
                             + " that run at once; calls that wait share the next"),
             new Flag("lock-timeouts", "LIST", "10ms,100ms,1s", "claim-latency: prune lock timeouts to compare"),
