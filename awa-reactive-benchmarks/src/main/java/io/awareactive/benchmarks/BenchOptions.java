@@ -63,7 +63,9 @@ final class BenchOptions {
             new Flag("sample-interval", "D", "1s", "time-series resolution (jobs/s, latency, bytes, dead tuples)"),
             new Flag("rotate-interval", "D", "1s (lookup-pressure: 250ms)", "awa-reactive ring rotate/prune interval"),
             new Flag("lock-timeout", "D", "10ms", "awa-reactive prune lock timeout (all scenarios but claim-latency)"),
-            new Flag("rollup-interval", "D", "30s (the library's default)",
+            new Flag("rollup-interval", "D",
+                    ClaimLatencyScenario.millis(MaintenanceTask.ROLLUP.defaults().interval())
+                            + " (the library's default)",
                     "awa-reactive: interval of the engine's terminal-count rollup, which folds sealed queue slots'"
                             + " count deltas (at most 4 slots a tick)"),
             new Flag("statements-in-flight", "N",
